@@ -1,0 +1,72 @@
+// The platform seams every other layer uses. Implementations live in platform/posix,
+// platform/linux, platform/darwin and platform/windows; platform/index.ts picks one at run time.
+// Nothing outside platform/ may call bun:ffi or signal a process group directly.
+
+/** What a provider child is started with. Never a shell string. */
+export interface SpawnSpec {
+  /** argv[0] is an absolute executable path (or a name resolved on PATH by the caller). */
+  argv: string[];
+  cwd: string;
+  /** Complete environment for the child; the caller scrubs it with `scrubEnv` first. */
+  env: Record<string, string>;
+  /** Per-task marker: set as SERVERFS_RUN_ID in the child env and used to sweep leftovers after a crash. */
+  runId: string;
+  /** Bytes of stderr kept (ring buffer of the most recent bytes). Default 64 KiB. */
+  stderrLimitBytes?: number;
+}
+
+export interface StopEvidence {
+  /** True only when no live (non-zombie) member of the containment set is left. */
+  proved: boolean;
+  /** Members still alive when proof failed (empty when proved). */
+  survivors: Array<{ pid: number; command: string }>;
+  /** How the stop ended: "term" (grace sufficed), "kill", or "already-exited". */
+  method: "term" | "kill" | "already-exited";
+  elapsedMs: number;
+}
+
+export interface ContainedProcess {
+  readonly pid: number;
+  readonly runId: string;
+  readonly stdin: import("bun").FileSink;
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** The most recent stderr bytes, bounded by stderrLimitBytes. */
+  stderrTail(): Uint8Array;
+  /** Resolves with the leader's exit code (or signal as 128+n) when the leader exits. */
+  readonly exited: Promise<number>;
+  /**
+   * Stop every member of the containment set: TERM, wait up to `graceMs`, then KILL, then prove
+   * no live member is left. Never throws; failure to prove is reported in the evidence.
+   */
+  stop(graceMs: number): Promise<StopEvidence>;
+  /** Live members right now (leader, its group, descendants, marked adoptees). */
+  members(): Promise<number[]>;
+}
+
+export interface SweepResult {
+  found: number;
+  evidence: StopEvidence;
+}
+
+export interface Containment {
+  spawn(spec: SpawnSpec): Promise<ContainedProcess>;
+  /** After a Bridge crash: find processes carrying any of these run markers and stop them with proof. */
+  sweep(runIds: string[], graceMs: number): Promise<SweepResult>;
+}
+
+/** An exclusive, non-blocking, non-inheritable file lock (flock on POSIX, LockFileEx on Windows). */
+export interface FileLease {
+  readonly path: string;
+  release(): void;
+}
+
+export interface LeaseProvider {
+  /** Returns null when another holder has it (EWOULDBLOCK / ERROR_LOCK_VIOLATION). */
+  tryAcquire(path: string): FileLease | null;
+}
+
+export interface PeerIdentity {
+  uid: number | null;
+  gid: number | null;
+  pid: number | null;
+}

@@ -1,0 +1,64 @@
+// A small strict flag parser shared by every command. Unknown flags, missing values and
+// repeated single-value flags are usage errors (exit 2), never silently ignored.
+import { ServerfsError } from "../errors.ts";
+
+export interface FlagSpec {
+  /** Takes a value (`--config FILE`); otherwise a boolean switch. */
+  value?: boolean;
+  /** May be given more than once (values are collected in order). */
+  repeat?: boolean;
+}
+
+export interface ParsedArgs {
+  flags: Map<string, string[]>;
+  switches: Set<string>;
+  positionals: string[];
+}
+
+export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec>): ParsedArgs {
+  const flags = new Map<string, string[]>();
+  const switches = new Set<string>();
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--") || arg === "-") {
+      if (arg.startsWith("-") && arg !== "-") throw usage(`unknown flag '${arg}'`);
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const def = spec[name];
+    if (!def) throw usage(`unknown flag '--${name}'`);
+    if (!def.value) {
+      if (eq !== -1) throw usage(`flag '--${name}' takes no value`);
+      switches.add(name);
+      continue;
+    }
+    let value: string;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw usage(`flag '--${name}' needs a value`);
+      value = next;
+      i++;
+    }
+    const list = flags.get(name) ?? [];
+    if (list.length > 0 && !def.repeat) throw usage(`flag '--${name}' given more than once`);
+    list.push(value);
+    flags.set(name, list);
+  }
+  return { flags, switches, positionals };
+}
+
+export function flag(args: ParsedArgs, name: string): string | undefined {
+  return args.flags.get(name)?.[0];
+}
+
+export function usage(message: string): ServerfsError {
+  return new ServerfsError("USAGE_ERROR", message);
+}

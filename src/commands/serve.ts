@@ -1,0 +1,5 @@
+import { ServerfsError } from "../errors.ts";
+
+export async function main(_argv: string[]): Promise<number> {
+  throw new ServerfsError("USAGE_ERROR", "'serve' is not built yet");
+}

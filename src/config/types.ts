@@ -1,0 +1,120 @@
+// The one normalized configuration registry. Every layer (serve, bridge, render-config, doctor,
+// tasks, service) reads the deployment through `loadRegistry` and sees exactly this shape, so a
+// setting cannot be accepted by one layer and refused by another.
+//
+// Field names are snake_case on purpose: the registry is also the body of the rendered private
+// Bridge document, and operators see the same names in serverfs.toml.
+
+export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR";
+export type AgentMode = "disabled" | "review" | "workspace-write";
+export type TaskProfile = "review" | "workspace-write";
+export type NativeRuntimeName = "codex" | "claude" | "qoder";
+/** Runtime names no ACP profile may take; `fake` is the test runtime. */
+export const RESERVED_RUNTIME_NAMES = ["codex", "claude", "qoder", "fake"] as const;
+
+/** Global-only filesystem limits (filesystem-reference.md §5). */
+export interface FsLimits {
+  default_list_limit: number;
+  max_list_entries: number;
+  default_search_results: number;
+  max_search_results: number;
+  max_walk_entries: number;
+  search_timeout_seconds: number;
+  search_max_file_bytes: number;
+  max_edits_per_call: number;
+}
+
+/** Settings that have a global default and may be overridden per workdir. */
+export interface WorkdirPolicy {
+  allow_hidden: boolean;
+  disable_default_deny: boolean;
+  /** Effective list: global globs, then the workdir's own, order-preserving dedupe. Never narrower than global. */
+  extra_deny_globs: string[];
+  max_read_bytes: number;
+  max_read_lines: number;
+  max_write_bytes: number;
+  binary_transfer_enabled: boolean;
+  max_binary_transfer_bytes: number;
+}
+
+export interface Workdir extends WorkdirPolicy {
+  /** `^[A-Za-z][A-Za-z0-9_-]{0,31}$`, unique (case-sensitive). */
+  alias: string;
+  /** Absolute host path of the root, verbatim as configured (never shown to an MCP caller). */
+  path: string;
+  description: string | null;
+  read_only: boolean;
+  agent_mode: AgentMode;
+  /** Runtime ids allowed on this workdir: native names, `fake`, or `acp-<id>`. */
+  agent_runtimes: string[];
+}
+
+export interface NativeRuntimeConfig {
+  enabled: boolean;
+  /** Executable: absolute path, or a bare command name looked up on PATH at run time. */
+  bin: string;
+  use_proxy: boolean;
+}
+
+export interface AcpProfile {
+  /** `^[a-z][a-z0-9_-]{0,27}$` */
+  id: string;
+  /** Derived, never configured: `acp-<id>` (≤ 32 chars). */
+  runtime: string;
+  /** Absolute path of a regular executable. */
+  command: string;
+  /** ≤ 32 items, passed as argv, never through a shell. */
+  args: string[];
+  use_proxy: boolean;
+  probe_timeout_seconds: number;
+  shutdown_timeout_seconds: number;
+  /** `sha256:<hex>` over the launch-relevant fields; keys capability snapshots. */
+  fingerprint: string;
+}
+
+export interface ProxyConfig {
+  enabled: boolean;
+  /** Credentialless `http://host:port`; null when disabled. */
+  url: string | null;
+  /** Always contains the loopback bypass (`127.0.0.1`, `localhost`, `::1`). */
+  no_proxy: string[];
+}
+
+export interface AgentConfig {
+  enabled: boolean;
+  enable_fake_runtime: boolean;
+  bridge_timeout_seconds: number;
+  task_timeout_seconds: number;
+  interaction_timeout_seconds: number;
+  max_active_tasks: number;
+  retention_seconds: number;
+  result_spool_threshold_bytes: number;
+  /** Ends a silent provider turn; null = no idle timeout. */
+  event_idle_timeout_seconds: number | null;
+  /** Private `KEY=VALUE` file applied to provider children; its contents never enter the registry. */
+  provider_env_file: string | null;
+  codex: NativeRuntimeConfig;
+  claude: NativeRuntimeConfig;
+  qoder: NativeRuntimeConfig;
+  proxy: ProxyConfig;
+  acp_profiles: AcpProfile[];
+}
+
+export interface ServerConfig {
+  log_level: LogLevel;
+  /** Absolute state directory; null = the per-user default (see paths.ts). */
+  state_dir: string | null;
+}
+
+export interface Registry {
+  server: ServerConfig;
+  limits: FsLimits;
+  workdirs: Workdir[];
+  agent: AgentConfig;
+}
+
+/** Where a registry came from: used only to name the file in error messages. */
+export interface RegistrySource {
+  format: "toml" | "env" | "cli";
+  file: string | null;
+}
