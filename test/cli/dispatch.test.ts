@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { COMMANDS } from "../../src/commands/registry.ts";
+import { VERSION } from "../../src/version.ts";
+
+const CLI = join(import.meta.dir, "../../src/cli.ts");
+
+function run(args: string[]) {
+  const p = Bun.spawnSync([process.execPath, CLI, ...args], { stdout: "pipe", stderr: "pipe" });
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+describe("serverfs CLI dispatcher", () => {
+  test("--version prints the package version on stdout and exits 0", () => {
+    const r = run(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`serverfs ${VERSION}\n`);
+    expect(r.stderr).toBe("");
+  });
+
+  test("help lists every command of the contract", () => {
+    const r = run(["help"]);
+    expect(r.code).toBe(0);
+    for (const name of ["serve", "bridge", "render-config", "doctor", "tasks", "service", "init"]) {
+      expect(r.stdout).toContain(`  ${name} `);
+    }
+  });
+
+  test("help <command> prints that command's usage", () => {
+    for (const name of Object.keys(COMMANDS)) {
+      const r = run(["help", name]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${COMMANDS[name]!.usage}\n`);
+    }
+  });
+
+  test("unknown command: one line on stderr, exit 2, nothing on stdout", () => {
+    const r = run(["frobnicate"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  test("unknown flag on a real command: one line on stderr, exit 2", () => {
+    const r = run(["render-config", "--bogus-flag"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("--bogus-flag");
+  });
+
+  test("unknown help topic and stray --version arguments are usage errors", () => {
+    expect(run(["help", "nope"]).code).toBe(2);
+    expect(run(["--version", "extra"]).code).toBe(2);
+  });
+
+  test("no stack trace without SERVERFS_DEBUG", () => {
+    const r = run(["frobnicate"]);
+    expect(r.stderr).not.toContain("    at ");
+  });
+});
