@@ -1,0 +1,13 @@
+// The server-level instructions an MCP host shows the assistant at initialize.
+export const SERVER_INSTRUCTIONS = [
+  "serverfs exposes a few host directories (workdirs) through narrow file tools. There is no shell.",
+  "Call list_workdirs first: it names each workdir alias and says whether it is read-only or read-write.",
+  "Every other tool takes that alias plus a path relative to the workdir root ('' is the root); absolute",
+  "paths, '~' and '..' escaping the root are refused, symlinks are never followed, and hidden or",
+  "sensitive files (.env, keys) may be refused by policy.",
+  "Read with list_directory, find_files, search_text, read_text_file and stat_file. Write tools appear only",
+  "when a workdir is read-write: create_text_file never overwrites; edit_text_file, delete_file and",
+  "delete_directory need the revision token from your latest read or stat_file, and a REVISION_CONFLICT",
+  "means the object changed: read it again before retrying.",
+  "Errors come back as 'CODE: detail' with structuredContent {code, message}.",
+].join("\n");

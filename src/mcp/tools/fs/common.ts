@@ -1,0 +1,54 @@
+// Schema pieces shared by the file tools, and the slice of the filesystem service they consume.
+// Limits are never constants here: every default and maximum a schema publishes comes from the
+// operator's configuration through `FsToolLimits`.
+import { z } from "zod";
+
+/** The limits the file service reports (`FileService.limits()`); schemas publish them. */
+export interface FsToolLimits {
+  default_list_limit: number;
+  max_list_entries: number;
+  default_search_results: number;
+  max_search_results: number;
+  max_read_lines_default: number;
+  max_read_lines_max: number;
+  max_edits_per_call: number;
+}
+
+export const workdirArg = z
+  .string()
+  .describe("Workdir alias, exactly as returned by list_workdirs (case-sensitive).");
+
+export const targetPathArg = z
+  .string()
+  .describe("Path relative to the workdir root, '/'-separated. Absolute paths, '~' and '..' escaping the root are refused.");
+
+export const rootPathArg = z
+  .string()
+  .default("")
+  .describe("Directory relative to the workdir root; '' (the default) or '.' means the root.");
+
+export const revisionArg = z
+  .string()
+  .describe("Revision token ('v1:' + 16 hex) from stat_file, read_text_file or the previous mutation of this object.");
+
+/**
+ * A positive integer parameter whose default and maximum come from configuration. The maximum
+ * is published in the schema but not enforced by it: larger values are clamped silently by the
+ * file service, as the reference does.
+ */
+export function boundedCount(defaultValue: number, maximum: number, description: string) {
+  return z
+    .number()
+    .int()
+    .min(1)
+    .default(Math.min(defaultValue, maximum))
+    .meta({ maximum })
+    .describe(`${description} Default ${Math.min(defaultValue, maximum)}; values above ${maximum} are clamped to ${maximum}.`);
+}
+
+export const revisionOut = z.string().describe("Opaque revision token of the object ('v1:' + 16 hex).");
+
+export const entryType = z.enum(["file", "directory", "symlink", "other", "reparse_point"]);
+
+/** Values the file service may return synchronously or as a promise. */
+export type Awaitable<T> = T | Promise<T>;

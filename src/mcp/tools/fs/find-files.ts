@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { HINTS, defineTool, type McpTool } from "../../tool.ts";
+import { boundedCount, rootPathArg, workdirArg } from "./common.ts";
+import type { FsToolDeps } from "./service.ts";
+
+export function findFilesInput(deps: FsToolDeps) {
+  return z.strictObject({
+    workdir: workdirArg,
+    pattern: z
+      .string()
+      .min(1)
+      .describe("Case-sensitive wildcard matched against the file name only: '*', '?', '[abc]'. Example: '*.md'."),
+    path: rootPathArg,
+    limit: boundedCount(deps.limits.default_search_results, deps.limits.max_search_results, "Maximum matches to return."),
+  });
+}
+
+export const findFilesOutput = z.object({
+  matches: z.array(z.object({ path: z.string() })),
+  returned: z.number().int(),
+  truncated: z.boolean(),
+});
+
+export function findFilesTool(deps: FsToolDeps): McpTool {
+  return defineTool({
+    name: "find_files",
+    title: "Find files by name",
+    description:
+      "Find regular files by name below a directory of a workdir (recursive). The pattern matches the " +
+      "file name, not the path. Symlinked directories are never entered; hidden, denied and reserved " +
+      "entries are skipped. truncated=true means the limit or the walk cap stopped the search.",
+    hints: HINTS.read,
+    input: findFilesInput(deps),
+    output: findFilesOutput,
+    handler: async (args) => ({ structured: await deps.files.findFiles(args) }),
+  });
+}
