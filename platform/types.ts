@@ -63,6 +63,12 @@ export interface FileLease {
 export interface LeaseProvider {
   /** Returns null when another holder has it (EWOULDBLOCK / ERROR_LOCK_VIOLATION). */
   tryAcquire(path: string): FileLease | null;
+  /**
+   * Added by the platform layer: like tryAcquire, but never creates the file. For readers of a
+   * lock file the Bridge pre-created (MCP mutations): a missing file is AGENT_LOCK_UNAVAILABLE.
+   * Both throw LOCK_PATH_UNSAFE for a symlink or non-regular file.
+   */
+  tryAcquireExisting(path: string): FileLease | null;
 }
 
 export interface PeerIdentity {

@@ -1,0 +1,207 @@
+// Descriptor-relative filesystem syscalls for Linux through bun:ffi. Only non-variadic libc
+// symbols are bound by name; `openat2`/`openat` go through `syscall(2)`, whose integer-only
+// varargs are passed in registers on x86-64 and aarch64 Linux (the only targets we ship there).
+// Every failure throws a SysError carrying the errno *name* (like node:fs errors), so callers
+// handle FFI and node:fs failures with one `errnoCode()` switch.
+
+import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
+import os from "node:os";
+
+export class SysError extends Error {
+  readonly code: string;
+  readonly errno: number;
+  constructor(errno: number, syscall: string) {
+    const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
+    // No path in the message: these never reach a caller verbatim, but stay clean anyway.
+    super(`${syscall}: ${code}`);
+    this.code = code;
+    this.errno = errno;
+  }
+}
+
+const ERRNO_NAMES: Map<number, string> = new Map(
+  Object.entries(os.constants.errno).map(([name, num]) => [num as number, name]),
+);
+
+export const RESOLVE_NO_MAGICLINKS = 0x02n;
+export const RESOLVE_NO_SYMLINKS = 0x04n;
+export const RESOLVE_BENEATH = 0x08n;
+const RESOLVE_FLAGS = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+
+/** Linux open(2) flag values (identical on x86-64 and aarch64 except O_DIRECTORY/O_NOFOLLOW). */
+export const O = (() => {
+  const arm = process.arch === "arm64";
+  return {
+    RDONLY: 0,
+    WRONLY: 1,
+    RDWR: 2,
+    CREAT: 0o100,
+    EXCL: 0o200,
+    NOCTTY: 0o400,
+    TRUNC: 0o1000,
+    NONBLOCK: 0o4000,
+    DIRECTORY: arm ? 0o40000 : 0o200000,
+    NOFOLLOW: arm ? 0o100000 : 0o400000,
+    CLOEXEC: 0o2000000,
+    PATH: 0o10000000,
+  } as const;
+})();
+
+export const AT_REMOVEDIR = 0x200;
+
+const SYS_OPENAT2 = 437n;
+const SYS_OPENAT = process.arch === "arm64" ? 56n : 257n;
+
+type Libc = ReturnType<typeof loadLibc>;
+let libc: Libc | null = null;
+
+function loadLibc() {
+  const common = dlopen("libc.so.6", {
+    __errno_location: { args: [], returns: "ptr" },
+    linkat: { args: ["i32", "ptr", "i32", "ptr", "i32"], returns: "i32" },
+    renameat: { args: ["i32", "ptr", "i32", "ptr"], returns: "i32" },
+    unlinkat: { args: ["i32", "ptr", "i32"], returns: "i32" },
+    mkdirat: { args: ["i32", "ptr", "u32"], returns: "i32" },
+    fchmod: { args: ["i32", "u32"], returns: "i32" },
+    fchown: { args: ["i32", "u32", "u32"], returns: "i32" },
+    flistxattr: { args: ["i32", "ptr", "u64"], returns: "i64" },
+    fgetxattr: { args: ["i32", "ptr", "ptr", "u64"], returns: "i64" },
+    fsetxattr: { args: ["i32", "ptr", "ptr", "u64", "i32"], returns: "i32" },
+    fsync: { args: ["i32"], returns: "i32" },
+  });
+  // Two bindings of the same variadic symbol with the argument shapes we need (all integers).
+  const openat2 = dlopen("libc.so.6", {
+    syscall: { args: ["i64", "i64", "ptr", "ptr", "u64"], returns: "i64" },
+  });
+  const openat = dlopen("libc.so.6", {
+    syscall: { args: ["i64", "i64", "ptr", "i64", "i64"], returns: "i64" },
+  });
+  return { s: common.symbols, openat2: openat2.symbols.syscall, openat: openat.symbols.syscall };
+}
+
+function lib(): Libc {
+  if (libc === null) {
+    if (process.platform !== "linux") throw new SysError(38, "dlopen");
+    libc = loadLibc();
+  }
+  return libc;
+}
+
+function errno(): number {
+  const p = lib().s.__errno_location() as Pointer;
+  return ffiRead.i32(p, 0);
+}
+
+function cstr(s: string): Buffer {
+  return Buffer.from(`${s}\0`, "utf8");
+}
+
+function check(ret: number | bigint, name: string): number {
+  const n = Number(ret);
+  if (n < 0) throw new SysError(errno(), name);
+  return n;
+}
+
+/** Whether this kernel has openat2; probed once. */
+let openat2State: "unknown" | "yes" | "no" = "unknown";
+let forced: "openat2" | "walk" | null = null;
+
+/** Tests force the fallback walk to prove it on a kernel that has openat2. */
+export function forceResolver(mode: "openat2" | "walk" | null): void {
+  forced = mode;
+}
+
+export function hasOpenat2(): boolean {
+  if (forced !== null) return forced === "openat2";
+  if (openat2State === "unknown") {
+    const how = new BigUint64Array([BigInt(O.RDONLY | O.DIRECTORY | O.CLOEXEC), 0n, RESOLVE_FLAGS]);
+    const r = Number(lib().openat2(SYS_OPENAT2, -100n, cstr("/"), how, 24n));
+    if (r >= 0) {
+      closeFd(r);
+      openat2State = "yes";
+    } else {
+      // ENOSYS on kernels < 5.6; EPERM under some seccomp filters that predate openat2.
+      const e = errno();
+      openat2State = e === 38 || e === 1 ? "no" : "yes";
+    }
+  }
+  return openat2State === "yes";
+}
+
+function closeFd(fd: number): void {
+  try {
+    require("node:fs").closeSync(fd);
+  } catch {
+    // closing is best effort
+  }
+}
+
+/** openat2(dirfd, rel, {flags, mode, RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS}). */
+export function openat2(dirfd: number, rel: string, flags: number, mode = 0): number {
+  const how = new BigUint64Array([BigInt(flags | O.CLOEXEC), BigInt(mode), RESOLVE_FLAGS]);
+  const path = cstr(rel);
+  for (let attempt = 0; ; attempt++) {
+    const r = Number(lib().openat2(SYS_OPENAT2, BigInt(dirfd), path, how, 24n));
+    if (r >= 0) return r;
+    const e = errno();
+    // EAGAIN: the kernel saw a concurrent rename during resolution; retrying is the documented answer.
+    if (e === 11 && attempt < 8) continue;
+    throw new SysError(e, "openat2");
+  }
+}
+
+/** Plain openat(dirfd, name, flags, mode) for ONE component (the fallback walk adds O_NOFOLLOW). */
+export function openat(dirfd: number, name: string, flags: number, mode = 0): number {
+  const r = lib().openat(SYS_OPENAT, BigInt(dirfd), cstr(name), BigInt(flags | O.CLOEXEC), BigInt(mode));
+  return check(r, "openat");
+}
+
+export function linkat(olddir: number, oldname: string, newdir: number, newname: string): void {
+  check(lib().s.linkat(olddir, cstr(oldname), newdir, cstr(newname), 0), "linkat");
+}
+
+export function renameat(olddir: number, oldname: string, newdir: number, newname: string): void {
+  check(lib().s.renameat(olddir, cstr(oldname), newdir, cstr(newname)), "renameat");
+}
+
+export function unlinkat(dirfd: number, name: string, removeDir: boolean): void {
+  check(lib().s.unlinkat(dirfd, cstr(name), removeDir ? AT_REMOVEDIR : 0), "unlinkat");
+}
+
+export function mkdirat(dirfd: number, name: string, mode: number): void {
+  check(lib().s.mkdirat(dirfd, cstr(name), mode), "mkdirat");
+}
+
+export function fchmod(fd: number, mode: number): void {
+  check(lib().s.fchmod(fd, mode), "fchmod");
+}
+
+export function fchown(fd: number, uid: number, gid: number): void {
+  check(lib().s.fchown(fd, uid, gid), "fchown");
+}
+
+export function fsync(fd: number): void {
+  check(lib().s.fsync(fd), "fsync");
+}
+
+/** All extended attributes of an open file, by name. */
+export function listXattrs(fd: number): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const size = check(lib().s.flistxattr(fd, null, 0n), "flistxattr");
+  if (size === 0) return out;
+  const list = Buffer.alloc(size);
+  const got = check(lib().s.flistxattr(fd, list, BigInt(size)), "flistxattr");
+  for (const name of list.subarray(0, got).toString("utf8").split("\0")) {
+    if (name === "") continue;
+    const n = cstr(name);
+    const len = check(lib().s.fgetxattr(fd, n, null, 0n), "fgetxattr");
+    const value = Buffer.alloc(len);
+    const vlen = len === 0 ? 0 : check(lib().s.fgetxattr(fd, n, value, BigInt(len)), "fgetxattr");
+    out.set(name, value.subarray(0, vlen));
+  }
+  return out;
+}
+
+export function setXattr(fd: number, name: string, value: Buffer): void {
+  check(lib().s.fsetxattr(fd, cstr(name), value.length === 0 ? null : value, BigInt(value.length), 0), "fsetxattr");
+}

@@ -1,0 +1,134 @@
+// Containment for POSIX systems: each provider child is started with Bun.spawn({detached:true}),
+// which calls setsid, so the child leads a new session and process group. Everything it starts is
+// tracked by the ContainmentSet engine over an OS-specific process-table reader.
+import { ServerfsError } from "../../src/errors.ts";
+import { RUN_ID_PATTERN, scrubEnv } from "../env.ts";
+import { ByteRing } from "../ring-buffer.ts";
+import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
+import { ContainmentSet, type EngineHooks } from "./containment-set.ts";
+import type { ProcReader } from "./process-table.ts";
+
+export const DEFAULT_STDERR_LIMIT = 64 * 1024;
+/** How long the KILL phase keeps looking for stragglers before reporting them as survivors. */
+export const DEFAULT_KILL_PHASE_MS = 2000;
+
+/** Pids Bun spawned in this process (across every containment): Bun reaps them, we never do. */
+const bunChildren = new Set<number>();
+
+export interface PosixContainmentOptions {
+  reader: ProcReader;
+  /** This process's own process group: never signalled as a whole. */
+  ownGroup: number;
+  reap?: (pid: number) => void;
+  /** Start time of a pid, for pid-reuse protection of the leader. */
+  startTimeOf: (pid: number) => string | null;
+  killPhaseMs?: number;
+}
+
+export function validateSpawnSpec(spec: SpawnSpec): void {
+  if (!Array.isArray(spec.argv) || spec.argv.length === 0) {
+    throw new ServerfsError("INVALID_ARGUMENT", "spawn needs a non-empty argv");
+  }
+  for (const arg of spec.argv) {
+    if (typeof arg !== "string" || arg.includes("\0")) {
+      throw new ServerfsError("INVALID_ARGUMENT", "spawn argv items must be strings without NUL");
+    }
+  }
+  if (spec.argv[0] === "") throw new ServerfsError("INVALID_ARGUMENT", "spawn argv[0] must not be empty");
+  if (typeof spec.cwd !== "string" || spec.cwd === "" || spec.cwd.includes("\0")) {
+    throw new ServerfsError("INVALID_ARGUMENT", "spawn needs a working directory");
+  }
+  if (typeof spec.runId !== "string" || !RUN_ID_PATTERN.test(spec.runId)) {
+    throw new ServerfsError("INVALID_ARGUMENT", `run id '${String(spec.runId).slice(0, 64)}' is not a valid marker`);
+  }
+  const limit = spec.stderrLimitBytes;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0 || limit > 64 * 1024 * 1024)) {
+    throw new ServerfsError("INVALID_ARGUMENT", "stderrLimitBytes must be an integer between 0 and 64 MiB");
+  }
+}
+
+export function createPosixContainment(options: PosixContainmentOptions): Containment {
+  const hooks: EngineHooks = {
+    reader: options.reader,
+    ownPid: process.pid,
+    forbiddenGroups: new Set([0, 1, process.pid, options.ownGroup]),
+    reap: options.reap,
+    bunChildren,
+    killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,
+  };
+
+  async function spawn(spec: SpawnSpec): Promise<ContainedProcess> {
+    validateSpawnSpec(spec);
+    let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+    try {
+      child = Bun.spawn(spec.argv, {
+        cwd: spec.cwd,
+        env: scrubEnv(spec.env, spec.runId),
+        detached: true,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+    } catch (err) {
+      const errno = (err as { code?: unknown })?.code;
+      throw new ServerfsError(
+        "SPAWN_FAILED",
+        `could not start the provider process${typeof errno === "string" ? ` (${errno})` : ""}`,
+      );
+    }
+    const pid = child.pid;
+    bunChildren.add(pid);
+    const set = new ContainmentSet(hooks, {
+      leader: { pid, startTime: options.startTimeOf(pid) },
+      markers: [spec.runId],
+    });
+    const ring = new ByteRing(spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
+    void pumpInto(child.stderr, ring);
+    const exited = child.exited.then((code) => {
+      bunChildren.delete(pid);
+      return code;
+    });
+    return {
+      pid,
+      runId: spec.runId,
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderrTail: () => ring.snapshot(),
+      exited,
+      stop: (graceMs: number) => set.stop(graceMs),
+      members: async () => {
+        try {
+          return set.livePids();
+        } catch {
+          return [];
+        }
+      },
+    };
+  }
+
+  async function sweep(runIds: string[], graceMs: number): Promise<SweepResult> {
+    const markers = runIds.filter((id) => typeof id === "string" && RUN_ID_PATTERN.test(id));
+    if (markers.length === 0) {
+      return { found: 0, evidence: { proved: true, survivors: [], method: "already-exited", elapsedMs: 0 } };
+    }
+    const set = new ContainmentSet(hooks, { leader: null, markers });
+    let found = 0;
+    try {
+      found = set.livePids().length;
+    } catch {
+      found = 0;
+    }
+    const evidence: StopEvidence = await set.stop(graceMs);
+    return { found, evidence };
+  }
+
+  return { spawn, sweep };
+}
+
+async function pumpInto(stream: ReadableStream<Uint8Array>, ring: ByteRing): Promise<void> {
+  try {
+    for await (const chunk of stream) ring.push(chunk);
+  } catch {
+    // The pipe closed under us (child killed): the tail we have is the tail.
+  }
+}
