@@ -70,6 +70,6 @@ export function uniqueRunId(prefix: string): string {
   return `${prefix}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-export function childEnv(): Record<string, string | undefined> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME };
+export function childEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" };
 }
