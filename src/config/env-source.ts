@@ -1,0 +1,256 @@
+// The Linux `.env` compatibility format → the raw document (the TOML shape). This module only
+// turns strings into typed values and places them; every rule about the values is applied
+// afterwards by the same schema and normalizer as serverfs.toml.
+//
+// Keys: `WORKDIR_01..16_<FIELD>` slots, the `SERVERFS_*` globals of ENV_GLOBALS, and
+// `SERVERFS_ACP_PROFILES_JSON` (a one-line JSON array). Any other `SERVERFS_*`/`WORKDIR_*` key is
+// an error; keys outside those two prefixes belong to other tools and are ignored.
+import { BOUNDS } from "./defaults.ts";
+import { parseEnvText } from "./env-syntax.ts";
+import { configurationError, dottedKey, type KeyPath, type NamedProblem } from "./problems.ts";
+import { readConfigText } from "./read-source.ts";
+import type { ParsedSource } from "./toml-source.ts";
+
+type Kind = "bool" | "int" | "string" | "list";
+
+/** Global keys and where they land in the raw document. */
+export const ENV_GLOBALS: Readonly<Record<string, { path: readonly string[]; kind: Kind }>> = {
+  SERVERFS_LOG_LEVEL: { path: ["server", "log_level"], kind: "string" },
+  SERVERFS_STATE_DIR: { path: ["server", "state_dir"], kind: "string" },
+  SERVERFS_DEFAULT_LIST_LIMIT: { path: ["limits", "default_list_limit"], kind: "int" },
+  SERVERFS_MAX_LIST_ENTRIES: { path: ["limits", "max_list_entries"], kind: "int" },
+  SERVERFS_DEFAULT_SEARCH_RESULTS: { path: ["limits", "default_search_results"], kind: "int" },
+  SERVERFS_MAX_SEARCH_RESULTS: { path: ["limits", "max_search_results"], kind: "int" },
+  SERVERFS_MAX_WALK_ENTRIES: { path: ["limits", "max_walk_entries"], kind: "int" },
+  SERVERFS_SEARCH_TIMEOUT_SECONDS: { path: ["limits", "search_timeout_seconds"], kind: "int" },
+  SERVERFS_SEARCH_MAX_FILE_BYTES: { path: ["limits", "search_max_file_bytes"], kind: "int" },
+  SERVERFS_MAX_EDITS_PER_CALL: { path: ["limits", "max_edits_per_call"], kind: "int" },
+  SERVERFS_ALLOW_HIDDEN: { path: ["defaults", "allow_hidden"], kind: "bool" },
+  SERVERFS_DISABLE_DEFAULT_DENY: { path: ["defaults", "disable_default_deny"], kind: "bool" },
+  SERVERFS_EXTRA_DENY_GLOBS: { path: ["defaults", "extra_deny_globs"], kind: "list" },
+  SERVERFS_MAX_READ_BYTES: { path: ["defaults", "max_read_bytes"], kind: "int" },
+  SERVERFS_MAX_READ_LINES: { path: ["defaults", "max_read_lines"], kind: "int" },
+  SERVERFS_MAX_WRITE_BYTES: { path: ["defaults", "max_write_bytes"], kind: "int" },
+  SERVERFS_BINARY_TRANSFER_ENABLED: { path: ["defaults", "binary_transfer_enabled"], kind: "bool" },
+  SERVERFS_MAX_BINARY_TRANSFER_BYTES: { path: ["defaults", "max_binary_transfer_bytes"], kind: "int" },
+  SERVERFS_AGENT_BRIDGE_ENABLED: { path: ["agent", "enabled"], kind: "bool" },
+  SERVERFS_AGENT_ENABLE_FAKE_RUNTIME: { path: ["agent", "enable_fake_runtime"], kind: "bool" },
+  SERVERFS_AGENT_BRIDGE_TIMEOUT_SECONDS: { path: ["agent", "bridge_timeout_seconds"], kind: "int" },
+  SERVERFS_AGENT_TASK_TIMEOUT_SECONDS: { path: ["agent", "task_timeout_seconds"], kind: "int" },
+  SERVERFS_AGENT_INTERACTION_TIMEOUT_SECONDS: { path: ["agent", "interaction_timeout_seconds"], kind: "int" },
+  SERVERFS_AGENT_MAX_ACTIVE_TASKS: { path: ["agent", "max_active_tasks"], kind: "int" },
+  SERVERFS_AGENT_RETENTION_SECONDS: { path: ["agent", "retention_seconds"], kind: "int" },
+  SERVERFS_AGENT_RESULT_SPOOL_THRESHOLD_BYTES: { path: ["agent", "result_spool_threshold_bytes"], kind: "int" },
+  SERVERFS_AGENT_EVENT_IDLE_TIMEOUT_SECONDS: { path: ["agent", "event_idle_timeout_seconds"], kind: "int" },
+  SERVERFS_AGENT_PROVIDER_ENV_FILE: { path: ["agent", "provider_env_file"], kind: "string" },
+  SERVERFS_CODEX_ENABLED: { path: ["agent", "codex", "enabled"], kind: "bool" },
+  SERVERFS_CODEX_BIN: { path: ["agent", "codex", "bin"], kind: "string" },
+  SERVERFS_CODEX_USE_PROXY: { path: ["agent", "codex", "use_proxy"], kind: "bool" },
+  SERVERFS_CLAUDE_ENABLED: { path: ["agent", "claude", "enabled"], kind: "bool" },
+  SERVERFS_CLAUDE_BIN: { path: ["agent", "claude", "bin"], kind: "string" },
+  SERVERFS_CLAUDE_USE_PROXY: { path: ["agent", "claude", "use_proxy"], kind: "bool" },
+  SERVERFS_QODER_ENABLED: { path: ["agent", "qoder", "enabled"], kind: "bool" },
+  SERVERFS_QODER_BIN: { path: ["agent", "qoder", "bin"], kind: "string" },
+  SERVERFS_QODER_USE_PROXY: { path: ["agent", "qoder", "use_proxy"], kind: "bool" },
+  SERVERFS_AGENT_PROXY_ENABLED: { path: ["agent", "proxy", "enabled"], kind: "bool" },
+  SERVERFS_AGENT_NO_PROXY: { path: ["agent", "proxy", "no_proxy"], kind: "list" },
+};
+
+/** Keys handled specially below (they do not map one-to-one onto a raw-document key). */
+const SPECIAL_KEYS = new Set([
+  "SERVERFS_AGENT_TASK_RETENTION_HOURS",
+  "SERVERFS_PROXY_HOST",
+  "SERVERFS_PROXY_PORT",
+  "SERVERFS_PROXY_USERNAME",
+  "SERVERFS_PROXY_PASSWORD",
+  "SERVERFS_ACP_PROFILES_JSON",
+]);
+
+export const WORKDIR_FIELDS: Readonly<Record<string, Kind>> = {
+  ALIAS: "string",
+  PATH: "string",
+  DESCRIPTION: "string",
+  READ_ONLY: "bool",
+  ALLOW_HIDDEN: "bool",
+  DISABLE_DEFAULT_DENY: "bool",
+  BINARY_TRANSFER_ENABLED: "bool",
+  EXTRA_DENY_GLOBS: "list",
+  MAX_READ_BYTES: "int",
+  MAX_READ_LINES: "int",
+  MAX_WRITE_BYTES: "int",
+  MAX_BINARY_TRANSFER_BYTES: "int",
+  AGENT_MODE: "string",
+  AGENT_RUNTIMES: "list",
+};
+
+const WORKDIR_KEY = /^WORKDIR_(\d{2})_([A-Z_]+)$/;
+const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
+const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+
+type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
+
+function convert(kind: Kind, text: string): Converted {
+  switch (kind) {
+    case "string":
+      return { ok: true, value: text };
+    case "list":
+      return { ok: true, value: text.split(",").map((s) => s.trim()).filter((s) => s !== "") };
+    case "bool": {
+      const word = text.toLowerCase();
+      if (TRUE_WORDS.has(word)) return { ok: true, value: true };
+      if (FALSE_WORDS.has(word)) return { ok: true, value: false };
+      return { ok: false, reason: "expected true or false (also accepted: 1/0, yes/no, on/off)" };
+    }
+    case "int": {
+      if (!/^[+-]?\d{1,16}$/.test(text)) return { ok: false, reason: "expected a positive integer" };
+      const n = Number(text);
+      if (!Number.isSafeInteger(n)) return { ok: false, reason: "expected a positive integer" };
+      return { ok: true, value: n };
+    }
+  }
+}
+
+function setPath(root: Record<string, unknown>, path: readonly (string | number)[], value: unknown): void {
+  let cur: Record<string | number, unknown> = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const part = path[i]!;
+    const next = cur[part];
+    if (next === undefined || next === null || typeof next !== "object") {
+      const created: Record<string, unknown> = {};
+      cur[part] = created;
+      cur = created;
+    } else cur = next as Record<string, unknown>;
+  }
+  cur[path[path.length - 1]!] = value;
+}
+
+/** SERVERFS_PROXY_HOST/PORT → the URL the TOML format writes directly. */
+function proxyUrl(host: string, port: string): string {
+  const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
+export function parseEnvSource(file: string): ParsedSource {
+  const { entries, problems } = parseEnvText(readConfigText(file));
+  const raw: Record<string, unknown> = {};
+  /** Where a raw-document path came from when it is not the table's one-to-one key. */
+  const origin = new Map<string, string>();
+  const slots = new Map<number, Record<string, unknown>>();
+  const value = (key: string) => {
+    const v = entries.get(key)?.value;
+    return v === undefined || v === "" ? undefined : v;
+  };
+
+  for (const [key, { value: text }] of entries) {
+    if (!key.startsWith("SERVERFS_") && !key.startsWith("WORKDIR_")) continue;
+    const slotMatch = WORKDIR_KEY.exec(key);
+    if (key.startsWith("WORKDIR_")) {
+      const slot = slotMatch ? Number(slotMatch[1]) : 0;
+      const field = slotMatch?.[2] ?? "";
+      const kind = WORKDIR_FIELDS[field];
+      if (!slotMatch || slot < 1 || slot > BOUNDS.envSlots || kind === undefined) {
+        problems.push({ key, reason: `unknown key (slots are WORKDIR_01..${BOUNDS.envSlots}_<FIELD>)` });
+        continue;
+      }
+      if (text === "") continue;
+      const converted = convert(kind, field === "DESCRIPTION" ? text.trim() : text);
+      if (!converted.ok) {
+        problems.push({ key, reason: converted.reason });
+        continue;
+      }
+      if (field === "DESCRIPTION" && converted.value === "") continue;
+      const obj = slots.get(slot) ?? {};
+      obj[field.toLowerCase()] = converted.value;
+      slots.set(slot, obj);
+      continue;
+    }
+    if (SPECIAL_KEYS.has(key)) continue;
+    const spec = ENV_GLOBALS[key];
+    if (!spec) {
+      problems.push({ key, reason: "unknown key" });
+      continue;
+    }
+    if (text === "") continue;
+    const converted = convert(spec.kind, text);
+    if (!converted.ok) problems.push({ key, reason: converted.reason });
+    else setPath(raw, spec.path, converted.value);
+  }
+
+  const hours = value("SERVERFS_AGENT_TASK_RETENTION_HOURS");
+  if (hours !== undefined) {
+    if (value("SERVERFS_AGENT_RETENTION_SECONDS") !== undefined) {
+      problems.push({
+        key: "SERVERFS_AGENT_TASK_RETENTION_HOURS",
+        reason: "set either this or SERVERFS_AGENT_RETENTION_SECONDS, not both",
+      });
+    } else {
+      const converted = convert("int", hours);
+      if (!converted.ok) problems.push({ key: "SERVERFS_AGENT_TASK_RETENTION_HOURS", reason: converted.reason });
+      else {
+        setPath(raw, ["agent", "retention_seconds"], (converted.value as number) * 3600);
+        origin.set("agent.retention_seconds", "SERVERFS_AGENT_TASK_RETENTION_HOURS");
+      }
+    }
+  }
+
+  for (const key of ["SERVERFS_PROXY_USERNAME", "SERVERFS_PROXY_PASSWORD"]) {
+    if (value(key) !== undefined) {
+      problems.push({ key, reason: "proxy credentials are refused: the agent proxy must be credentialless" });
+    }
+  }
+  const host = value("SERVERFS_PROXY_HOST");
+  const port = value("SERVERFS_PROXY_PORT");
+  if ((host === undefined) !== (port === undefined)) {
+    problems.push({
+      key: host === undefined ? "SERVERFS_PROXY_HOST" : "SERVERFS_PROXY_PORT",
+      reason: "SERVERFS_PROXY_HOST and SERVERFS_PROXY_PORT are set together or not at all",
+    });
+  } else if (host !== undefined && port !== undefined) {
+    setPath(raw, ["agent", "proxy", "url"], proxyUrl(host, port));
+    origin.set("agent.proxy.url", "SERVERFS_PROXY_HOST/SERVERFS_PROXY_PORT");
+  }
+
+  const acpJson = value("SERVERFS_ACP_PROFILES_JSON");
+  if (acpJson !== undefined) {
+    try {
+      setPath(raw, ["agent", "acp_profiles"], JSON.parse(acpJson));
+    } catch {
+      // JSON.parse's message quotes the input; say only what is expected.
+      problems.push({ key: "SERVERFS_ACP_PROFILES_JSON", reason: "malformed JSON (expected a one-line JSON array of profiles)" });
+    }
+  }
+
+  const slotNumbers = [...slots.keys()].sort((a, b) => a - b);
+  if (slotNumbers.length > 0) raw.workdirs = slotNumbers.map((n) => slots.get(n));
+
+  if (problems.length > 0) throw configurationError(file, problems);
+  return { raw, namer: envNamer(slotNumbers, origin) };
+}
+
+function pad(slot: number): string {
+  return String(slot).padStart(2, "0");
+}
+
+/** Names a raw-document path as the .env key an operator would edit. */
+function envNamer(slotNumbers: readonly number[], origin: ReadonlyMap<string, string>) {
+  const byPath = new Map<string, string>();
+  for (const [key, spec] of Object.entries(ENV_GLOBALS)) byPath.set(spec.path.join("."), key);
+  return (path: KeyPath): string => {
+    const [head, second, third] = path;
+    if (head === "workdirs") {
+      if (typeof second !== "number") return "WORKDIR_NN_ALIAS (no workdir slot is set)";
+      const slot = pad(slotNumbers[second] ?? second + 1);
+      if (typeof third !== "string") return `WORKDIR_${slot}_*`;
+      return `WORKDIR_${slot}_${third.toUpperCase()}`;
+    }
+    if (head === "agent" && second === "acp_profiles") {
+      return `SERVERFS_ACP_PROFILES_JSON${dottedKey(path.slice(2)).replace(/^\(document\)$/, "")}`;
+    }
+    for (let n = path.length; n > 0; n--) {
+      const joined = path.slice(0, n).join(".");
+      const named = origin.get(joined) ?? byPath.get(joined);
+      if (named) return named;
+    }
+    return dottedKey(path);
+  };
+}

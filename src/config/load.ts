@@ -1,0 +1,76 @@
+// The one loader. Every command that needs the deployment calls `loadRegistry` (or, for the
+// zero-config `serve --workdir`, `registryFromWorkdirArgs`); all three sources produce the same
+// raw document shape and go through the same schema check and the same normalizer, so nothing
+// is accepted from one source and refused from another.
+import * as path from "node:path";
+import { parseEnvSource } from "./env-source.ts";
+import { normalizeDocument } from "./normalize.ts";
+import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
+import { parseTomlSource } from "./toml-source.ts";
+import type { Registry, RegistrySource } from "./types.ts";
+
+export type LoadInput = { configFile: string } | { envFile: string };
+
+export interface LoadedRegistry {
+  registry: Registry;
+  source: RegistrySource;
+}
+
+export async function loadRegistry(input: LoadInput): Promise<LoadedRegistry> {
+  if ("configFile" in input) {
+    const { raw, namer } = parseTomlSource(input.configFile);
+    const registry = await validate(raw, namer, input.configFile);
+    return { registry, source: { format: "toml", file: input.configFile } };
+  }
+  const { raw, namer } = parseEnvSource(input.envFile);
+  const registry = await validate(raw, namer, input.envFile);
+  return { registry, source: { format: "env", file: input.envFile } };
+}
+
+/**
+ * `serve --workdir ALIAS=PATH[:rw|:ro]` (repeatable): read-only unless `:rw`. A relative PATH
+ * is resolved against the current directory (so `--workdir sample=examples/sample` works from a
+ * checkout); a `..` component is refused before resolution, exactly as in a config file.
+ */
+export async function registryFromWorkdirArgs(specs: readonly string[], cwd: string = process.cwd()): Promise<LoadedRegistry> {
+  const label = "--workdir";
+  if (specs.length === 0) {
+    throw configurationError(label, [{ key: "", reason: "give at least one --workdir ALIAS=PATH[:rw]" }]);
+  }
+  const workdirs = specs.map((spec, i) => {
+    const eq = spec.indexOf("=");
+    if (eq <= 0) {
+      throw configurationError(label, [{ key: `#${i + 1}`, reason: "expected ALIAS=PATH, ALIAS=PATH:rw or ALIAS=PATH:ro" }]);
+    }
+    let target = spec.slice(eq + 1);
+    let read_only = true;
+    if (target.endsWith(":rw")) {
+      read_only = false;
+      target = target.slice(0, -3);
+    } else if (target.endsWith(":ro")) target = target.slice(0, -3);
+    if (target.split(/[\\/]/).includes("..")) {
+      throw configurationError(label, [{ key: `#${i + 1}.path`, reason: "must not contain a '..' component" }]);
+    }
+    const absolute = target === "" || path.isAbsolute(target) ? target : path.resolve(cwd, target);
+    return { alias: spec.slice(0, eq), path: absolute, read_only };
+  });
+  const namer: KeyNamer = (p) => {
+    const [head, index, field] = p;
+    if (head === "workdirs" && typeof index === "number") return `#${index + 1}${typeof field === "string" ? `.${field}` : ""}`;
+    return p.join(".");
+  };
+  const registry = await validate({ workdirs }, namer, label);
+  return { registry, source: { format: "cli", file: null } };
+}
+
+async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Registry> {
+  // Imported here, not at the top: arktype's import is the dominant cost of loading a config
+  // (see bench/startup/config-load.ts) and commands that never load one must not pay it.
+  const { checkRawDocument } = await import("./schema.ts");
+  const checked = checkRawDocument(raw);
+  if (!checked.ok) throw configurationError(file, nameProblems(checked.problems, namer));
+  const normalized = normalizeDocument(checked.doc, namer);
+  if (!normalized.ok) throw configurationError(file, nameProblems(normalized.problems, namer));
+  return normalized.registry;
+}
+
