@@ -1,5 +1,43 @@
+// serverfs render-config (--config FILE | --env-file FILE) [--out FILE]
+// Validate the deployment and emit the normalized private Bridge document. Exit 0 when valid,
+// 2 when invalid (every problem on its own stderr line). An invalid config never touches --out.
+import { loadRegistry, type LoadInput } from "../config/load.ts";
+import { writePrivateFileAtomic } from "../config/atomic-write.ts";
+import { renderDocument } from "../config/render.ts";
 import { ServerfsError } from "../errors.ts";
+import { flag, parseArgs, usage } from "./args.ts";
 
-export async function main(_argv: string[]): Promise<number> {
-  throw new ServerfsError("USAGE_ERROR", "'render-config' is not built yet");
+const EXIT_INVALID = 2;
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { config: { value: true }, "env-file": { value: true }, out: { value: true } });
+  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
+  const configFile = flag(args, "config");
+  const envFile = flag(args, "env-file");
+  if ((configFile === undefined) === (envFile === undefined)) throw usage("give exactly one of --config FILE or --env-file FILE");
+  const input: LoadInput = configFile !== undefined ? { configFile } : { envFile: envFile! };
+  const out = flag(args, "out");
+  if (out === "") throw usage("--out needs a file name");
+
+  let document: string;
+  try {
+    document = renderDocument((await loadRegistry(input)).registry);
+  } catch (err) {
+    if (err instanceof ServerfsError && err.code === "CONFIGURATION_ERROR") {
+      const problems = Array.isArray(err.details?.problems) ? (err.details.problems as string[]) : [err.message];
+      process.stderr.write(problems.map((p) => `serverfs: render-config: CONFIGURATION_ERROR: ${p}\n`).join(""));
+      return EXIT_INVALID;
+    }
+    throw err;
+  }
+  if (out !== undefined) writePrivateFileAtomic(out, document);
+  else await writeStdout(document);
+  return 0;
+}
+
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(text)) resolve();
+    else process.stdout.once("drain", () => resolve());
+  });
 }
