@@ -18,11 +18,16 @@ export interface LinuxContainmentOptions {
 export function createLinuxContainment(options: LinuxContainmentOptions = {}): Containment {
   return createPosixContainment({
     reader: options.procReader ?? createProcReader(),
-    ownGroup: readProcEntry(process.pid)?.pgid ?? process.pid,
+    ownGroups: ownGroups(),
     reap: (pid) => {
       reapAdopted(pid);
     },
     startTimeOf: (pid) => readProcEntry(pid)?.startTime ?? null,
     killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,
   });
+}
+
+function ownGroups(): number[] {
+  const self = readProcEntry(process.pid);
+  return self ? [self.pgid, self.sid] : [];
 }

@@ -45,6 +45,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class ContainmentSet {
   /** pid -> start time of every process ever seen as a member. */
   private readonly known = new Map<number, string>();
+  /**
+   * Process-group and session ids of members seen so far. While any process is in a group or
+   * session the kernel keeps its id reserved, so a process found in one of these is ours: this
+   * catches a grandchild that cleared its environment and lost its parent between two looks.
+   */
+  private readonly knownGroups = new Set<number>();
   /** `pid:start` of processes already read and found without a marker (environ is fixed at exec). */
   private readonly unmarked = new Set<string>();
   /** Set once no live member was left: nothing can ever rejoin an empty set, and pids may be reused. */
@@ -99,6 +105,7 @@ export class ContainmentSet {
       if (entry.pid === ownPid) continue;
       if (leaderGroupIsOurs && leader && (entry.pgid === leader.pid || entry.sid === leader.pid)) add(entry);
       else if (this.known.get(entry.pid) === entry.startTime) add(entry);
+      else if (this.knownGroups.has(entry.pgid) || this.knownGroups.has(entry.sid)) add(entry);
       else if (this.identity.markers.length > 0 && this.hasMarker(entry)) add(entry);
     }
     while (queue.length > 0) {
@@ -106,10 +113,23 @@ export class ContainmentSet {
       for (const child of children.get(parent.pid) ?? []) add(child);
     }
     for (const pid of this.known.keys()) if (!table.has(pid)) this.known.delete(pid);
-    for (const entry of members.values()) this.known.set(entry.pid, entry.startTime);
+    for (const entry of members.values()) {
+      this.known.set(entry.pid, entry.startTime);
+      if (!this.hooks.forbiddenGroups.has(entry.pgid)) this.knownGroups.add(entry.pgid);
+      if (!this.hooks.forbiddenGroups.has(entry.sid)) this.knownGroups.add(entry.sid);
+    }
     const live = [...members.values()].filter((e) => !e.zombie);
     this.reapZombies(members);
     return { table, members, live };
+  }
+
+  /**
+   * A look is not atomic: a member can fork and exit between the directory listing and the read of
+   * its own entry, hiding its child. The child already exists then, so a second look finds it.
+   */
+  private lookConfirmed(): Snapshot {
+    const first = this.look();
+    return first.live.length > 0 ? first : this.look();
   }
 
   private hasMarker(entry: ProcEntry): boolean {
@@ -164,7 +184,7 @@ export class ContainmentSet {
     };
     let snapshot = EMPTY;
     try {
-      snapshot = this.look();
+      snapshot = this.lookConfirmed();
       if (snapshot.live.length === 0) return evidence(true, [], "already-exited");
       const grace = Number.isFinite(graceMs) ? Math.max(0, graceMs) : 0;
       const graceEnd = started + grace;
@@ -175,7 +195,7 @@ export class ContainmentSet {
         while (performance.now() < graceEnd) {
           await sleep(Math.max(0, Math.min(pause, graceEnd - performance.now())));
           pause = Math.min(pause * 2, 25);
-          snapshot = this.look();
+          snapshot = this.lookConfirmed();
           if (snapshot.live.length === 0) return evidence(true, [], "term");
           this.signal(snapshot, "SIGTERM", termSent);
         }
@@ -186,7 +206,7 @@ export class ContainmentSet {
         this.signal(snapshot, "SIGKILL");
         await sleep(pause);
         pause = Math.min(pause * 2, 10);
-        snapshot = this.look();
+        snapshot = this.lookConfirmed();
         if (snapshot.live.length === 0) return evidence(true, [], "kill");
         if (performance.now() >= killEnd) return evidence(false, snapshot.live, "kill");
       }

@@ -17,8 +17,8 @@ const bunChildren = new Set<number>();
 
 export interface PosixContainmentOptions {
   reader: ProcReader;
-  /** This process's own process group: never signalled as a whole. */
-  ownGroup: number;
+  /** This process's own process group and session: never signalled or adopted as a whole. */
+  ownGroups: number[];
   reap?: (pid: number) => void;
   /** Start time of a pid, for pid-reuse protection of the leader. */
   startTimeOf: (pid: number) => string | null;
@@ -51,7 +51,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
   const hooks: EngineHooks = {
     reader: options.reader,
     ownPid: process.pid,
-    forbiddenGroups: new Set([0, 1, process.pid, options.ownGroup]),
+    forbiddenGroups: new Set([0, 1, process.pid, ...options.ownGroups]),
     reap: options.reap,
     bunChildren,
     killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,

@@ -55,6 +55,20 @@ export function livePidsWithMarker(runId: string): number[] {
   return out;
 }
 
+/**
+ * Live processes that belong to a task by either independent criterion: the marker, or
+ * membership of the leader's session (a process that cleared its environment keeps the session).
+ */
+export function livePidsOfTask(runId: string, leaderPid: number): number[] {
+  const out = new Set(livePidsWithMarker(runId));
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const facts = procFacts(Number(name));
+    if (facts && facts.sid === leaderPid && facts.pid !== process.pid && isLive(facts.pid)) out.add(facts.pid);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
 export async function waitUntil(check: () => boolean, timeoutMs: number, stepMs = 5): Promise<boolean> {
   const end = performance.now() + timeoutMs;
   for (;;) {

@@ -1,0 +1,63 @@
+// Process-tree shapes used by the containment tests and the benchmark. Each shape is a real
+// command line; `sleepers` is how many long-lived processes (sleep/perl) it ends up with, so a
+// test can wait until the whole tree exists before stopping it.
+
+export interface TreeShape {
+  name: string;
+  argv: string[];
+  sleepers: number;
+  /** Ignores SIGTERM: stop must escalate to SIGKILL. */
+  ignoresTerm?: boolean;
+}
+
+/** A tree of 1 + fan * (1 + leaves) processes built from nested shells. */
+export function nestedTree(fan: number, leaves: number, escapeWithSetsid = false): string[] {
+  const leaf = escapeWithSetsid ? "setsid sleep 1000 &" : "sleep 1000 &";
+  const branch = `sh -c '${Array.from({ length: leaves }, () => leaf).join(" ")} wait'`;
+  return ["sh", "-c", `${Array.from({ length: fan }, () => `${branch} &`).join(" ")} wait`];
+}
+
+export const SHAPES: TreeShape[] = [
+  { name: "child", argv: ["sleep", "1000"], sleepers: 1 },
+  { name: "grandchild", argv: ["sh", "-c", "sleep 1000 & wait"], sleepers: 1 },
+  {
+    // One grandchild in its own session that stays a child; one that forks away (`setsid -f`)
+    // and is orphaned immediately.
+    name: "setsid-grandchild",
+    argv: ["sh", "-c", "setsid sleep 1000 & setsid -f sleep 1000; wait"],
+    sleepers: 2,
+  },
+  {
+    // Classic daemonizer: fork, setsid, fork again, both intermediate parents exit; the leader
+    // exits too, so only the daemon is left, with no living ancestor in the tree.
+    name: "double-fork-daemon",
+    argv: ["sh", "-c", "( setsid sh -c 'sleep 1000 & exit 0' & ) ; exit 0"],
+    sleepers: 1,
+  },
+  {
+    name: "term-ignoring",
+    argv: ["sh", "-c", "trap '' TERM; sleep 1000 & sleep 1000 & wait"],
+    sleepers: 2,
+    ignoresTerm: true,
+  },
+  {
+    name: "own-process-group",
+    argv: ["sh", "-c", "perl -e 'setpgrp(0,0); sleep 1000' & wait"],
+    sleepers: 1,
+  },
+  {
+    // Daemonizes only when told to stop: the daemon appears during the stop itself.
+    name: "daemonizes-on-term",
+    argv: ["sh", "-c", `trap '( setsid sh -c "sleep 1000 & exit 0" & ); sleep 0.05; exit 0' TERM; sleep 1000 & wait`],
+    sleepers: 1,
+  },
+  {
+    // Clears its environment (no marker) and is orphaned: found only through its group/session.
+    name: "env-cleared-orphan",
+    argv: ["sh", "-c", "( env -i /bin/sh -c 'sleep 1000 & sleep 1000 & wait' & ) ; sleep 1000"],
+    sleepers: 3,
+  },
+];
+
+/** 1 + 7 * (1 + 6) = 50 processes. */
+export const TREE_50: TreeShape = { name: "tree-50", argv: nestedTree(7, 6), sleepers: 42 };
