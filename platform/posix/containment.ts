@@ -100,7 +100,8 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
         try {
           return set.livePids();
         } catch {
-          return [];
+          // "No members" would be a lie the caller might act on (release a lease); say we cannot tell.
+          throw new ServerfsError("IO_ERROR", "the process table could not be read");
         }
       },
     };

@@ -1,0 +1,142 @@
+// Crash recovery and the failure paths of stop: a SIGKILLed Bridge's leftovers are found by their
+// marker and stopped with proof by a fresh process; a member that never goes away yields
+// proved:false with the survivor listed; an unreadable process table never makes stop throw.
+import { describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLinuxContainment } from "../../platform/linux/containment.ts";
+import { createProcReader } from "../../platform/linux/proc-reader.ts";
+import type { ProcReader } from "../../platform/posix/process-table.ts";
+import { childEnv, isLinux, isLive, livePidsWithMarker, procFacts, uniqueRunId, waitUntil } from "./helpers.ts";
+
+const fixtures = join(import.meta.dir, "fixtures");
+
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return text.split("\n")[0]!;
+}
+
+async function crashThenSweep(noSubreaper: boolean) {
+  const runId = uniqueRunId(noSubreaper ? "crash-nosr" : "crash");
+  const other = uniqueRunId("crash-other");
+  const bridge = Bun.spawn(
+    [process.execPath, join(fixtures, "bridge-like.ts"), runId, ...(noSubreaper ? ["--no-subreaper"] : [])],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const report = JSON.parse(await firstLine(bridge.stdout)) as { subreaper: boolean; leader: number; members: number[] };
+  expect(report.subreaper).toBe(!noSubreaper);
+  expect(report.members.length).toBe(7);
+  const recorded = report.members.map((pid) => ({ pid, start: procFacts(pid)!.startTime }));
+  // A second, unrelated task with its own marker must survive the sweep of the first.
+  const bystander = await createLinuxContainment().spawn({
+    argv: ["sh", "-c", "sleep 1000 & wait"],
+    cwd: tmpdir(),
+    env: childEnv(),
+    runId: other,
+  });
+  await waitUntil(() => livePidsWithMarker(other).length === 2, 5000);
+
+  bridge.kill("SIGKILL");
+  await bridge.exited;
+  // Everything but nothing is supervised now: the leftovers live on.
+  expect(livePidsWithMarker(runId).length).toBe(7);
+
+  const sweeper = Bun.spawn([process.execPath, join(fixtures, "sweeper.ts"), "100", runId], { stdout: "pipe" });
+  const result = JSON.parse(await firstLine(sweeper.stdout));
+  await sweeper.exited;
+  expect(result.found).toBe(7);
+  expect(result.evidence.proved).toBe(true);
+  expect(result.evidence.survivors).toEqual([]);
+  expect(livePidsWithMarker(runId)).toEqual([]);
+  for (const r of recorded) expect(isLive(r.pid, r.start)).toBe(false);
+
+  expect(livePidsWithMarker(other).length).toBe(2);
+  expect((await bystander.stop(100)).proved).toBe(true);
+}
+
+describe.skipIf(!isLinux)("recovery and failure paths (Linux)", () => {
+  test("after a subreaper Bridge is SIGKILLed, a fresh process sweeps every leftover by marker, with proof", async () => {
+    await crashThenSweep(false);
+  });
+
+  test("same without a subreaper (weaker mode: orphans went to init, still found by marker)", async () => {
+    await crashThenSweep(true);
+  });
+
+  test("sweep of markers nobody carries finds nothing and proves it; invalid markers are ignored", async () => {
+    const result = await createLinuxContainment().sweep([uniqueRunId("nobody"), "bad marker\n", ""], 50);
+    expect(result.found).toBe(0);
+    expect(result.evidence.proved).toBe(true);
+    expect(result.evidence.method).toBe("already-exited");
+  });
+
+  test("a member that keeps being reported yields proved:false with that survivor listed", async () => {
+    const real = createProcReader();
+    let leaderPid = 0;
+    const PHANTOM = 4_194_000; // above any pid this VM hands out; kill() on it is ESRCH
+    const reader: ProcReader = {
+      list: () => {
+        const rows = real.list();
+        if (leaderPid !== 0) {
+          rows.push({ pid: PHANTOM, ppid: leaderPid, pgid: leaderPid, sid: leaderPid, zombie: false, startTime: "1", command: "phantom" });
+        }
+        return rows;
+      },
+      markerOf: (pid, markers) => real.markerOf(pid, markers),
+    };
+    const c = createLinuxContainment({ procReader: reader, killPhaseMs: 150 });
+    const runId = uniqueRunId("phantom");
+    const p = await c.spawn({ argv: ["sh", "-c", "sleep 1000 & wait"], cwd: tmpdir(), env: childEnv(), runId });
+    leaderPid = p.pid;
+    await waitUntil(() => livePidsWithMarker(runId).length === 2, 5000);
+    expect(await p.members()).toContain(PHANTOM);
+    const evidence = await p.stop(30);
+    expect(evidence.proved).toBe(false);
+    expect(evidence.method).toBe("kill");
+    expect(evidence.survivors).toEqual([{ pid: PHANTOM, command: "phantom" }]);
+    expect(evidence.elapsedMs).toBeGreaterThanOrEqual(150);
+    // The real members were still killed.
+    expect(livePidsWithMarker(runId)).toEqual([]);
+  });
+
+  test("an unreadable process table never makes stop throw: it reports proved:false", async () => {
+    let broken = false;
+    const real = createProcReader();
+    const reader: ProcReader = {
+      list: () => {
+        if (broken) throw new Error("EACCES /proc");
+        return real.list();
+      },
+      markerOf: (pid, markers) => real.markerOf(pid, markers),
+    };
+    const c = createLinuxContainment({ procReader: reader, killPhaseMs: 100 });
+    const runId = uniqueRunId("broken");
+    const p = await c.spawn({ argv: ["sleep", "1000"], cwd: tmpdir(), env: childEnv(), runId });
+    broken = true;
+    const evidence = await p.stop(10);
+    expect(evidence.proved).toBe(false);
+    await expect(p.members()).rejects.toMatchObject({ code: "IO_ERROR" });
+    broken = false;
+    const second = await p.stop(10);
+    expect(second.proved).toBe(true);
+    expect(livePidsWithMarker(runId)).toEqual([]);
+  });
+
+  test("concurrent stop calls share one stop; a stopped set stays empty", async () => {
+    const runId = uniqueRunId("twice");
+    const p = await createLinuxContainment().spawn({ argv: ["sh", "-c", "sleep 1000 & wait"], cwd: tmpdir(), env: childEnv(), runId });
+    await waitUntil(() => livePidsWithMarker(runId).length === 2, 5000);
+    const [a, b] = await Promise.all([p.stop(200), p.stop(200)]);
+    expect(a).toBe(b);
+    expect(a.proved).toBe(true);
+    const again = await p.stop(200);
+    expect(again).toMatchObject({ proved: true, method: "already-exited" });
+  });
+});
