@@ -1,0 +1,123 @@
+// The one generic ACP runtime: an `acp-<id>` adapter bound to one operator-configured profile.
+// Nothing here (or anywhere under runtimes/acp) branches on which agent a profile launches;
+// behaviour depends only on what the agent advertises in the handshake.
+import * as fs from "node:fs";
+import type { AcpProfile, AgentConfig } from "../../config/types.ts";
+import { ServerfsError } from "../../errors.ts";
+import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, RuntimeServices, TaskContext, TaskFacts } from "../types.ts";
+import { runtimeInfo, type CapabilitySnapshot } from "./capabilities.ts";
+import { parseSnapshot } from "./snapshot.ts";
+import { AcpTurn, type Diagnostics } from "./turn.ts";
+
+export interface AcpAdapterOptions {
+  profile: AcpProfile;
+  agent: Pick<AgentConfig, "provider_env_file" | "proxy" | "event_idle_timeout_seconds">;
+  /** Per-task temp directories are created under here (the deployment's `<state>/tmp`). */
+  tmpRoot: string;
+  services: RuntimeServices;
+  diagnostics: Diagnostics;
+}
+
+/** Executable check only: an ACP agent is never started to answer "is it there?". */
+export function executableAvailable(command: string): boolean {
+  try {
+    const st = fs.statSync(command);
+    if (!st.isFile()) return false;
+    if (process.platform !== "win32") fs.accessSync(command, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class AcpAdapter implements RuntimeAdapter {
+  private readonly active = new Map<string, AcpTurn>();
+
+  constructor(private readonly opts: AcpAdapterOptions) {}
+
+  get name(): string {
+    return this.opts.profile.runtime;
+  }
+
+  /** The measured snapshot for the profile as configured now, or null (unmeasured). */
+  snapshot(): CapabilitySnapshot | null {
+    const stored = this.opts.services.loadCapabilities(this.opts.profile.fingerprint);
+    return stored === null ? null : parseSnapshot(stored.snapshot);
+  }
+
+  async probe(): Promise<RuntimeInfo> {
+    return { ...runtimeInfo(this.name, executableAvailable(this.opts.profile.command), this.snapshot()) };
+  }
+
+  async listModels(): Promise<Record<string, unknown>> {
+    const base = { runtime: this.name, source: "acp_session_config" };
+    const snap = this.snapshot();
+    if (snap === null) {
+      return { ...base, status: "unavailable", scope: "none", models: [], detail: "not measured yet: the model list appears after the first task on this runtime" };
+    }
+    if (snap.model_config_id === null || snap.models.length === 0) {
+      return { ...base, status: "unsupported", scope: "none", models: [], detail: "this agent offers no model selector" };
+    }
+    return {
+      ...base,
+      status: "ok",
+      scope: "session",
+      measured_at: snap.measured_at,
+      models: snap.models.map((m) => ({
+        id: m.id,
+        display_name: m.display_name,
+        enabled: null,
+        hidden: false,
+        is_default: m.is_default,
+        ...(m.description !== null ? { description: m.description } : {}),
+      })),
+    };
+  }
+
+  run(ctx: TaskContext): Promise<AdapterResult> {
+    return this.start(ctx);
+  }
+
+  continue(ctx: TaskContext): Promise<AdapterResult> {
+    if (ctx.continueNativeSessionId === null) {
+      return Promise.reject(new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", "the source task has no ACP session to continue"));
+    }
+    return this.start(ctx);
+  }
+
+  private async start(ctx: TaskContext): Promise<AdapterResult> {
+    if (ctx.profile !== "workspace-write") {
+      // seed §5.4: ServerFS cannot enforce a read-only ACP agent, so only workspace-write runs.
+      throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${this.name} runs only with the workspace-write profile`);
+    }
+    const turn = new AcpTurn(ctx, this.opts);
+    // Registered before the first await so a racing cancel finds it.
+    this.active.set(ctx.taskId, turn);
+    try {
+      return await turn.run();
+    } finally {
+      if (this.active.get(ctx.taskId) === turn) this.active.delete(ctx.taskId);
+    }
+  }
+
+  async cancel(taskId: string): Promise<void> {
+    this.active.get(taskId)?.cancel();
+  }
+
+  async sendMessage(): Promise<void> {
+    throw new ServerfsError("AGENT_PROVIDER_ERROR", `runtime ${this.name} does not take messages while a task runs (live_steer=false)`);
+  }
+
+  /** A persisted session id proves only that the session may be resumed, never that the old child is gone. */
+  async reconcile(task: TaskFacts): Promise<ReconcileResult> {
+    return {
+      status: task.nativeSessionId !== null ? "SESSION_RESUMABLE" : "UNKNOWN",
+      providerActive: null,
+      detail: "an ACP child cannot be reattached after a restart",
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const turn of this.active.values()) turn.cancel();
+  }
+}
