@@ -1,0 +1,64 @@
+// Runs the MCP server over this process's stdin/stdout until the client goes away or a signal
+// arrives. Shutdown order matters (bun-platform-findings §8): let in-flight requests answer,
+// close the transport, end stdout and only exit once stdout has flushed — `process.exit` right
+// after a write loses everything past one pipe buffer.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Logger } from "../log.ts";
+import type { ServerfsMcp } from "./server.ts";
+
+/** Time requests still running at EOF get to answer before they are cancelled. */
+const DRAIN_GRACE_MS = 400;
+/** Time a cancelled request gets to return its error. */
+const DRAIN_ABORT_MS = 200;
+/**
+ * Last resort when stdout cannot be flushed (the reader is gone or stuck): exit anyway so an
+ * MCP host never has to kill us.
+ */
+const FORCED_EXIT_MS = 3000;
+
+export type ShutdownReason = "stdin_eof" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
+
+/** Serve until shutdown; never resolves (the process exits from the shutdown path). */
+export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
+  const transport = new StdioServerTransport();
+  transport.onerror = () => {
+    // A malformed frame is the client's problem; its bytes are not logged (they may be content).
+    logger.warn("transport_error", {});
+  };
+
+  let stopping = false;
+  const shutdown = async (reason: ShutdownReason): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    const started = performance.now();
+    setTimeout(() => process.exit(0), FORCED_EXIT_MS).unref();
+    const pending = mcp.inflight.size;
+    await mcp.inflight.drain(DRAIN_GRACE_MS, DRAIN_ABORT_MS);
+    try {
+      await mcp.server.close();
+    } catch {
+      // Closing an already-closed transport is not an error worth reporting.
+    }
+    logger.info("shutdown", {
+      reason,
+      pending_requests: pending,
+      duration_ms: Math.round(performance.now() - started),
+    });
+    process.stdout.end(() => process.exit(0));
+  };
+
+  process.on("uncaughtException", (err) => {
+    logger.error("uncaught_exception", { error_class: err?.constructor?.name ?? typeof err });
+  });
+  process.on("unhandledRejection", (err) => {
+    logger.error("unhandled_rejection", { error_class: (err as object)?.constructor?.name ?? typeof err });
+  });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => void shutdown(signal));
+  }
+  process.stdin.on("end", () => void shutdown("stdin_eof"));
+  process.stdin.on("close", () => void shutdown("stdin_eof"));
+
+  await mcp.server.connect(transport);
+  return new Promise<never>(() => {});
+}
