@@ -1,5 +1,42 @@
-import { ServerfsError } from "../errors.ts";
+// `serverfs bridge --config FILE`: the Agent Bridge in the foreground. A service manager runs it;
+// SIGTERM/SIGINT stop it cleanly (running tasks become interrupted/BRIDGE_SHUTDOWN and their
+// provider trees are stopped). Logs are JSON lines on stderr.
+import { loadRegistry } from "../config/load.ts";
+import { becomeSubreaper } from "../../platform/index.ts";
+import { startBridge } from "../bridge/daemon.ts";
+import { flag, parseArgs, usage } from "./args.ts";
 
-export async function main(_argv: string[]): Promise<number> {
-  throw new ServerfsError("USAGE_ERROR", "'bridge' is not built yet");
+function log(event: string, fields: Record<string, unknown> = {}): void {
+  process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: "INFO", component: "bridge", event, ...fields })}\n`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { config: { value: true } });
+  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
+  const configFile = flag(args, "config");
+  if (!configFile) throw usage("--config FILE is required");
+  const { registry } = await loadRegistry({ configFile });
+  process.umask(0o077);
+  process.on("unhandledRejection", (reason) => {
+    log("bridge.unhandled_rejection", { level: "ERROR", error: reason instanceof Error ? reason.name : typeof reason });
+  });
+  process.on("uncaughtException", (err) => {
+    log("bridge.uncaught_exception", { level: "ERROR", error: err instanceof Error ? err.name : typeof err });
+  });
+  const subreaper = becomeSubreaper();
+  const bridge = await startBridge({
+    registry,
+    log,
+    // Test aid, effective only when the fake runtime is enabled: a file each fake turn appends to.
+    fakeTurnLog: registry.agent.enable_fake_runtime ? (process.env.SERVERFS_FAKE_TURN_LOG ?? null) : null,
+  });
+  log("bridge.started", { pid: process.pid, subreaper, reconciled: bridge.reconciled });
+  const signal = await new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  log("bridge.stopping", { signal });
+  await bridge.close();
+  log("bridge.stopped", {});
+  return 0;
 }

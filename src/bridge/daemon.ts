@@ -1,0 +1,118 @@
+// Assembling a running Bridge: private state dir, the one-instance lock, the database, leases,
+// adapters, the service start (retention GC + restart reconciliation) and only then the endpoint.
+import fs from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { ServerfsError } from "../errors.ts";
+import type { Registry } from "../config/types.ts";
+import { containment, leases, peerCredentials } from "../../platform/index.ts";
+import type { FileLease } from "../../platform/types.ts";
+import { buildAdapters } from "./adapters.ts";
+import { bridgePaths, type BridgePaths } from "./deployment.ts";
+import { listenPosix, type BridgeListener } from "./ipc/server.posix.ts";
+import { listenWindowsPipe } from "./ipc/server.windows.ts";
+import { ensurePrivateDir, LeaseManager } from "./lease.ts";
+import type { BridgeLimits } from "./limits.ts";
+import { providerEnvironment } from "./provider-env.ts";
+import { BridgeService, type LogFn } from "./service.ts";
+import { openStateDatabase } from "./store/db.ts";
+import { TaskStore } from "./store/tasks.ts";
+
+export interface BridgeOptions {
+  registry: Registry;
+  log?: LogFn;
+  limits?: Partial<BridgeLimits>;
+  fakeTurnLog?: string | null;
+  stopGraceMs?: number;
+}
+
+export interface RunningBridge {
+  service: BridgeService;
+  listener: BridgeListener;
+  paths: BridgePaths;
+  reconciled: number;
+  close(): Promise<void>;
+}
+
+/** Windows: the per-user pipe token lives in the private state dir. */
+export function pipeTokenPath(paths: BridgePaths): string {
+  return path.join(paths.stateDir, "bridge.token");
+}
+
+function ensurePipeToken(paths: BridgePaths): string {
+  const file = pipeTokenPath(paths);
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    const token = randomBytes(32).toString("hex");
+    fs.writeFileSync(file, token, { mode: 0o600 });
+    return token;
+  }
+}
+
+export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
+  const { registry } = opts;
+  const log = opts.log ?? (() => {});
+  if (!registry.agent.enabled) throw new ServerfsError("CONFIGURATION_ERROR", "the Agent Bridge is not enabled ([agent] enabled = false)");
+  const paths = bridgePaths(registry);
+  ensurePrivateDir(paths.stateDir, "STATE_DIRECTORY_UNSAFE");
+  const instance: FileLease | null = (() => {
+    const fd = fs.openSync(paths.instanceLock, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+    fs.closeSync(fd);
+    return leases().tryAcquire(paths.instanceLock);
+  })();
+  if (!instance) throw new ServerfsError("BRIDGE_ALREADY_RUNNING", "another Bridge already runs for this state directory");
+  let db: ReturnType<typeof openStateDatabase> | null = null;
+  try {
+    ensurePrivateDir(paths.spoolDir, "STATE_DIRECTORY_UNSAFE");
+    db = openStateDatabase(paths.dbPath);
+    const store = new TaskStore(db);
+    const leaseManager = new LeaseManager(registry, leases());
+    leaseManager.precreate();
+    const adapters = buildAdapters(
+      registry,
+      (runtime) => ({ loadCapabilities: (fp) => store.getCapabilities(runtime, fp) }),
+      { fakeTurnLog: opts.fakeTurnLog ?? null },
+    );
+    const service = new BridgeService({
+      registry,
+      paths,
+      store,
+      leases: leaseManager,
+      containment: containment(),
+      adapters,
+      providerEnv: providerEnvironment(registry.agent.provider_env_file),
+      log,
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      ...(opts.stopGraceMs !== undefined ? { stopGraceMs: opts.stopGraceMs } : {}),
+    });
+    const reconciled = await service.start();
+    const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
+    const listener =
+      process.platform === "win32"
+        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensurePipeToken(paths), dispatch, log })
+        : await listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log });
+    log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
+    let closing: Promise<void> | null = null;
+    const openDb = db;
+    return {
+      service,
+      listener,
+      paths,
+      reconciled,
+      close() {
+        closing ??= (async () => {
+          await listener.close();
+          await service.close();
+          openDb.close();
+          instance.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    db?.close();
+    instance.release();
+    throw err;
+  }
+}

@@ -1,0 +1,43 @@
+// Where the Bridge keeps things, derived from the one registry by config/paths.ts, plus the
+// guard location that both the Bridge and `serve` compute independently from the lease path.
+import path from "node:path";
+import { deploymentPaths, leasePath } from "../config/paths.ts";
+import type { Registry } from "../config/types.ts";
+
+export interface BridgePaths {
+  stateDir: string;
+  socketPath: string;
+  dbPath: string;
+  locksDir: string;
+  spoolDir: string;
+  tmpDir: string;
+  runDir: string;
+  guardDir: string;
+  instanceLock: string;
+}
+
+export function bridgePaths(registry: Registry): BridgePaths {
+  const p = deploymentPaths(registry);
+  return {
+    stateDir: p.stateDir,
+    socketPath: p.socketPath,
+    dbPath: p.dbPath,
+    locksDir: p.locksDir,
+    spoolDir: p.spoolDir,
+    tmpDir: p.tmpDir,
+    runDir: p.runDir,
+    guardDir: path.join(p.locksDir, "active"),
+    instanceLock: path.join(p.stateDir, "bridge.lock"),
+  };
+}
+
+export interface WorkdirLeaseFiles {
+  lockFile: string;
+  guardFile: string;
+}
+
+export function leaseFiles(registry: Registry, alias: string): WorkdirLeaseFiles {
+  const lockFile = leasePath(registry, alias);
+  const stem = path.basename(lockFile).replace(/\.lock$/, "");
+  return { lockFile, guardFile: path.join(path.dirname(lockFile), "active", stem) };
+}

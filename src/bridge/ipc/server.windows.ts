@@ -1,0 +1,77 @@
+// The Bridge endpoint on Windows: a named pipe whose name only disambiguates, plus a per-user
+// random token (kept in the private state directory) that a client must present as its first line.
+// The token is compared in constant time before any request is dispatched.
+import net from "node:net";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { ServerfsError } from "../../errors.ts";
+import { Connection, type Dispatch } from "./connection.ts";
+import { LineDecoder, failure } from "./protocol.ts";
+import type { BridgeListener } from "./server.posix.ts";
+
+export interface WindowsServerOptions {
+  pipePath: string;
+  token: string;
+  dispatch: Dispatch;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+function digest(s: string): Buffer {
+  return createHash("sha256").update(s).digest();
+}
+
+export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<BridgeListener> {
+  const log = opts.log ?? (() => {});
+  const expected = digest(opts.token);
+  const live = new Set<Connection>();
+  const server = net.createServer((socket) => {
+    const conn = new Connection(
+      { write: (d) => (socket.write(d), d.byteLength), end: () => socket.end() },
+      opts.dispatch,
+      log,
+    );
+    live.add(conn);
+    const handshake = new LineDecoder(4096);
+    let authorized = false;
+    socket.on("data", (chunk: Buffer) => {
+      const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (authorized) return conn.onData(bytes);
+      const nl = bytes.indexOf(0x0a);
+      const lines = handshake.push(bytes);
+      const first = lines[0];
+      if (handshake.overflow || (nl !== -1 && !first)) {
+        return conn.rejectAndClose(failure(null, "PEER_NOT_AUTHORIZED", "peer is not authorized"));
+      }
+      if (!first) return;
+      let token: unknown;
+      try {
+        token = (JSON.parse(new TextDecoder().decode(first)) as { serverfs_pipe_token?: unknown }).serverfs_pipe_token;
+      } catch {
+        token = undefined;
+      }
+      if (typeof token !== "string" || !timingSafeEqual(digest(token), expected)) {
+        log("ipc.peer_rejected", {});
+        return conn.rejectAndClose(failure(null, "PEER_NOT_AUTHORIZED", "peer is not authorized"));
+      }
+      authorized = true;
+      const rest = bytes.subarray(nl + 1);
+      if (rest.byteLength > 0) conn.onData(rest);
+    });
+    socket.on("close", () => {
+      conn.onClose();
+      live.delete(conn);
+    });
+    socket.on("error", () => {
+      conn.onClose();
+      live.delete(conn);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", () => reject(new ServerfsError("SOCKET_PATH_IN_USE", "the Bridge pipe is already in use")));
+    server.listen(opts.pipePath, () => resolve());
+  });
+  return {
+    endpoint: opts.pipePath,
+    connectionCount: () => live.size,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

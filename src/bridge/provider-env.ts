@@ -1,0 +1,38 @@
+// The environment every provider child starts from: the Bridge's own environment without Bun's
+// control variables and serverfs internals (platform scrubEnv), plus the operator's private
+// provider env file (`KEY=VALUE` per line, verbatim value, `#` comments, no expansion).
+import fs from "node:fs";
+import { ServerfsError } from "../errors.ts";
+import { scrubEnv } from "../../platform/index.ts";
+
+export function readProviderEnvFile(file: string): Record<string, string> {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    throw new ServerfsError("CONFIGURATION_ERROR", "provider_env_file cannot be opened");
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || (process.getuid && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0) {
+      throw new ServerfsError("CONFIGURATION_ERROR", "provider_env_file must be a 0600 regular file owned by this user");
+    }
+    const out: Record<string, string> = {};
+    for (const raw of fs.readFileSync(fd, "utf8").split("\n")) {
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
+      const eq = line.indexOf("=");
+      if (eq <= 0) throw new ServerfsError("CONFIGURATION_ERROR", "provider_env_file has a line without KEY=VALUE");
+      out[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+    return out;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function providerEnvironment(providerEnvFile: string | null): Record<string, string> {
+  const base = scrubEnv(process.env);
+  if (!providerEnvFile) return base;
+  return { ...base, ...scrubEnv(readProviderEnvFile(providerEnvFile)) };
+}

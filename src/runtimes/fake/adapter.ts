@@ -1,0 +1,165 @@
+// The fake runtime (agent-reference §9.3): enabled only by `agent.enable_fake_runtime`. Each task
+// runs a real contained child (./provider.ts) that follows the prompt grammar, so every Bridge
+// path — approvals, questions, steering, cancel, crashes, process trees — is exercised for real.
+import path from "node:path";
+import type { FileSink } from "bun";
+import { ServerfsError, isErrorCode } from "../../errors.ts";
+import type {
+  AdapterResult,
+  ApprovalRequest,
+  QuestionRequest,
+  RuntimeAdapter,
+  RuntimeInfo,
+  TaskContext,
+} from "../types.ts";
+
+export const FAKE_PROVIDER_SUBCOMMAND = "__fake-provider";
+
+/** How to start the fake provider: a compiled binary re-enters itself; dev runs the script with Bun. */
+export function fakeProviderArgv(): string[] {
+  const compiled = import.meta.url.includes("$bunfs") || import.meta.path.includes("$bunfs");
+  if (compiled) return [process.execPath, FAKE_PROVIDER_SUBCOMMAND];
+  return [process.execPath, path.join(import.meta.dir, "provider.ts")];
+}
+
+interface Live {
+  stdin: FileSink;
+  cancelled: boolean;
+}
+
+export interface FakeAdapterOptions {
+  /** File the provider appends "<task> <pid>" to at each turn start (tests count real turns). */
+  turnLog?: string | null;
+}
+
+export class FakeAdapter implements RuntimeAdapter {
+  readonly name = "fake";
+  private readonly live = new Map<string, Live>();
+
+  constructor(private readonly options: FakeAdapterOptions = {}) {}
+
+  async probe(): Promise<RuntimeInfo> {
+    return {
+      name: "fake",
+      available: true,
+      version: "phase-a",
+      persistent_session: true,
+      live_steer: true,
+      interactive_approval: true,
+      interactive_question: true,
+      in_flight_recovery: "none",
+      model_override: false,
+      model_discovery: "unsupported",
+    };
+  }
+
+  run(ctx: TaskContext): Promise<AdapterResult> {
+    return this.turn(ctx);
+  }
+
+  continue(ctx: TaskContext): Promise<AdapterResult> {
+    if (!ctx.continueNativeSessionId) {
+      return Promise.reject(new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", "no session to continue"));
+    }
+    return this.turn(ctx);
+  }
+
+  private async turn(ctx: TaskContext): Promise<AdapterResult> {
+    const proc = await ctx.spawn({ argv: fakeProviderArgv() });
+    const entry: Live = { stdin: proc.stdin, cancelled: false };
+    this.live.set(ctx.taskId, entry);
+    const write = (msg: Record<string, unknown>) => {
+      try {
+        proc.stdin.write(`${JSON.stringify(msg)}\n`);
+        void proc.stdin.flush();
+      } catch {
+        // the provider is gone; the read loop reports it
+      }
+    };
+    try {
+      write({
+        type: "start",
+        task_id: ctx.taskId,
+        prompt: ctx.prompt,
+        session_id: ctx.continueNativeSessionId,
+        turn_log: this.options.turnLog ?? null,
+      });
+      const reader = proc.stdout.getReader();
+      const decoder = new TextDecoder();
+      let buf = "";
+      let sessionId: string | null = null;
+      let turnId: string | null = null;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) !== -1) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          let msg: Record<string, unknown>;
+          try {
+            msg = JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            throw new ServerfsError("AGENT_PROVIDER_ERROR", "provider wrote a malformed frame");
+          }
+          switch (msg.type) {
+            case "ids":
+              sessionId = typeof msg.session_id === "string" ? msg.session_id : null;
+              turnId = typeof msg.turn_id === "string" ? msg.turn_id : null;
+              ctx.recordNativeIds(sessionId, turnId);
+              break;
+            case "event":
+              ctx.emitEvent(String(msg.event_type), (msg.payload ?? {}) as Record<string, unknown>);
+              break;
+            case "approval": {
+              const resolution = await ctx.requestApproval(msg.request as ApprovalRequest);
+              ctx.emitEvent("approval.observed", { decision: resolution.decision, option_id: resolution.option_id ?? null });
+              write({ type: "approval_result", resolution });
+              break;
+            }
+            case "question": {
+              const resolution = await ctx.askQuestion(msg.request as QuestionRequest);
+              write({ type: "question_result", resolution });
+              break;
+            }
+            case "result":
+              reader.releaseLock();
+              proc.stdin.end();
+              return { finalResponse: String(msg.text), nativeSessionId: sessionId, nativeTurnId: turnId };
+            case "error": {
+              const code = typeof msg.code === "string" && isErrorCode(msg.code) ? msg.code : "AGENT_PROVIDER_ERROR";
+              throw new ServerfsError(code, typeof msg.message === "string" ? msg.message : "provider failed");
+            }
+            default:
+              throw new ServerfsError("AGENT_PROVIDER_ERROR", "provider sent an unknown frame");
+          }
+        }
+      }
+      if (entry.cancelled || ctx.signal.aborted) throw new ServerfsError("REQUEST_STALE", "task was cancelled");
+      throw new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "provider exited without a result");
+    } finally {
+      this.live.delete(ctx.taskId);
+    }
+  }
+
+  async sendMessage(taskId: string, message: string): Promise<void> {
+    const entry = this.live.get(taskId);
+    if (!entry) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", "task has no live provider");
+    entry.stdin.write(`${JSON.stringify({ type: "message", text: message })}\n`);
+    await entry.stdin.flush();
+  }
+
+  async cancel(taskId: string): Promise<void> {
+    const entry = this.live.get(taskId);
+    if (!entry || entry.cancelled) return;
+    entry.cancelled = true;
+    try {
+      entry.stdin.write(`${JSON.stringify({ type: "cancel" })}\n`);
+      await entry.stdin.flush();
+    } catch {
+      // already gone
+    }
+  }
+}
