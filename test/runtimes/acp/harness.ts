@@ -1,0 +1,223 @@
+// Test harness for the ACP adapter: a real TaskContext (real contained processes through the
+// platform, real files) that records what the adapter did, in order. The Bridge service is the
+// production TaskContext; this one lets a test drive the adapter directly and decide how a human
+// answers each approval.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { containment, scrubEnv } from "../../../platform/index.ts";
+import type { ContainedProcess } from "../../../platform/types.ts";
+import { acpFingerprint } from "../../../src/config/fingerprint.ts";
+import type { AcpProfile, AgentConfig } from "../../../src/config/types.ts";
+import { AcpAdapter } from "../../../src/runtimes/acp/adapter.ts";
+import type { Diagnostics } from "../../../src/runtimes/acp/turn.ts";
+import type {
+  AdapterResult,
+  ApprovalRequest,
+  ApprovalResolution,
+  ProviderSpawn,
+  QuestionResolution,
+  RuntimeServices,
+  TaskContext,
+} from "../../../src/runtimes/types.ts";
+
+export const FIXTURES = path.resolve(import.meta.dir, "../../fixtures/acp");
+export const BUN = process.execPath;
+
+export function tempDir(prefix = "serverfs-acp-"): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+export function profileFor(fixture: string, args: string[] = [], overrides: Partial<AcpProfile> = {}): AcpProfile {
+  const id = overrides.id ?? "fixture";
+  const command = overrides.command ?? BUN;
+  const fullArgs = overrides.args ?? [path.join(FIXTURES, fixture), ...args];
+  const useProxy = overrides.use_proxy ?? false;
+  return {
+    id,
+    runtime: `acp-${id}`,
+    command,
+    args: fullArgs,
+    use_proxy: useProxy,
+    probe_timeout_seconds: overrides.probe_timeout_seconds ?? 20,
+    shutdown_timeout_seconds: overrides.shutdown_timeout_seconds ?? 3,
+    fingerprint: acpFingerprint({ id, command, args: fullArgs, use_proxy: useProxy }),
+  };
+}
+
+export function agentConfig(overrides: Partial<AgentConfig> = {}): Pick<AgentConfig, "provider_env_file" | "proxy" | "event_idle_timeout_seconds"> {
+  return {
+    provider_env_file: overrides.provider_env_file ?? null,
+    proxy: overrides.proxy ?? { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
+    event_idle_timeout_seconds: overrides.event_idle_timeout_seconds ?? null,
+  };
+}
+
+/** Capability snapshots kept the way the Bridge store keeps them: JSON text keyed by fingerprint. */
+export class MemoryCapabilities implements RuntimeServices {
+  readonly rows = new Map<string, { snapshot: string; measured_at: string }>();
+  loadCapabilities(fingerprint: string): { snapshot: unknown; measured_at: string } | null {
+    const row = this.rows.get(fingerprint);
+    return row ? { snapshot: JSON.parse(row.snapshot), measured_at: row.measured_at } : null;
+  }
+  save(fingerprint: string, snapshot: unknown): void {
+    this.rows.set(fingerprint, { snapshot: JSON.stringify(snapshot), measured_at: new Date().toISOString() });
+  }
+}
+
+export class RecordingDiagnostics implements Diagnostics {
+  readonly records: Array<{ kind: string; fields: Record<string, unknown> }> = [];
+  record(kind: string, fields: Record<string, string | number | boolean | null>): void {
+    this.records.push({ kind, fields });
+  }
+}
+
+export type Approver = (req: ApprovalRequest, index: number) => Promise<ApprovalResolution> | ApprovalResolution;
+
+let runCounter = 0;
+
+export class TestTask implements TaskContext {
+  readonly taskId: string;
+  readonly runId: string;
+  readonly workdir = "w";
+  readonly relativeCwd = ".";
+  readonly profile: "review" | "workspace-write";
+  readonly controller = new AbortController();
+  /** Everything the adapter did through the context, in order. */
+  readonly log: Array<{ kind: string; data: unknown }> = [];
+  readonly events: Array<{ type: string; payload: Record<string, unknown> }> = [];
+  readonly approvals: ApprovalRequest[] = [];
+  readonly procs: ContainedProcess[] = [];
+  readonly spawns: ProviderSpawn[] = [];
+  approver: Approver = () => ({ decision: "cancel_task", granted_permission_ids: [] });
+  onApprovalRequested: (() => void) | null = null;
+
+  constructor(
+    readonly workdirRoot: string,
+    readonly prompt: string,
+    readonly services: MemoryCapabilities,
+    opts: { continueNativeSessionId?: string | null; requestedModel?: string | null; profile?: "review" | "workspace-write" } = {},
+  ) {
+    runCounter++;
+    this.taskId = `task-${process.pid}-${runCounter}`;
+    this.runId = `acp-test-${process.pid}-${runCounter}-${Date.now()}`;
+    this.continueNativeSessionId = opts.continueNativeSessionId ?? null;
+    this.requestedModel = opts.requestedModel ?? null;
+    this.profile = opts.profile ?? "workspace-write";
+  }
+
+  readonly continueNativeSessionId: string | null;
+  readonly requestedModel: string | null;
+
+  get cwd(): string {
+    return this.workdirRoot;
+  }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  async spawn(spec: ProviderSpawn): Promise<ContainedProcess> {
+    this.spawns.push(spec);
+    const proc = await containment().spawn({
+      argv: spec.argv,
+      cwd: spec.cwd ?? this.cwd,
+      env: { ...scrubEnv(process.env, this.runId), ...(spec.env ?? {}) },
+      runId: this.runId,
+      stderrLimitBytes: spec.stderrLimitBytes ?? 64 * 1024,
+    });
+    this.procs.push(proc);
+    this.log.push({ kind: "spawn", data: proc.pid });
+    return proc;
+  }
+  emitEvent(type: string, payload: Record<string, unknown>): void {
+    this.events.push({ type, payload });
+    this.log.push({ kind: "event", data: type });
+  }
+  async requestApproval(request: ApprovalRequest): Promise<ApprovalResolution> {
+    this.approvals.push(request);
+    this.log.push({ kind: "approval", data: request.title });
+    this.onApprovalRequested?.();
+    return this.approver(request, this.approvals.length - 1);
+  }
+  askQuestion(): Promise<QuestionResolution> {
+    throw new Error("ACP never asks questions (interactive_question=false)");
+  }
+  abandonInteraction(): void {
+    this.log.push({ kind: "abandon", data: null });
+  }
+  recordNativeIds(sessionId: string | null): void {
+    this.log.push({ kind: "session", data: sessionId });
+  }
+  saveCapabilities(fingerprint: string, snapshot: unknown): void {
+    this.services.save(fingerprint, snapshot);
+    this.log.push({ kind: "capabilities", data: fingerprint });
+  }
+
+  eventsOf(type: string): Array<Record<string, unknown>> {
+    return this.events.filter((e) => e.type === type).map((e) => e.payload);
+  }
+
+  /** Live pids of every process this task's containment sets still hold. */
+  async survivors(): Promise<number[]> {
+    const all: number[] = [];
+    for (const p of this.procs) all.push(...(await p.members()));
+    return all;
+  }
+}
+
+export interface Rig {
+  dir: string;
+  stateDir: string;
+  tmpRoot: string;
+  services: MemoryCapabilities;
+  diagnostics: RecordingDiagnostics;
+  adapter(profile: AcpProfile, agent?: ReturnType<typeof agentConfig>): AcpAdapter;
+  task(prompt: string, opts?: ConstructorParameters<typeof TestTask>[3]): TestTask;
+  cleanup(): void;
+}
+
+export function makeRig(): Rig {
+  const base = tempDir();
+  const dir = path.join(base, "workdir");
+  const stateDir = path.join(base, "fixture-state");
+  const tmpRoot = path.join(base, "state", "tmp");
+  fs.mkdirSync(dir);
+  fs.mkdirSync(stateDir);
+  const services = new MemoryCapabilities();
+  const diagnostics = new RecordingDiagnostics();
+  return {
+    dir,
+    stateDir,
+    tmpRoot,
+    services,
+    diagnostics,
+    adapter: (profile, agent = agentConfig()) => new AcpAdapter({ profile, agent, tmpRoot, services, diagnostics }),
+    task: (prompt, opts) => new TestTask(dir, prompt, services, opts),
+    cleanup: () => fs.rmSync(base, { recursive: true, force: true }),
+  };
+}
+
+/** Run and capture either the result or the coded error. */
+export async function outcome(p: Promise<AdapterResult>): Promise<{ result?: AdapterResult; code?: string; message?: string }> {
+  try {
+    return { result: await p };
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    return { code: e.code ?? "NOT_A_SERVERFS_ERROR", message: e.message ?? String(err) };
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie is dead for our purposes.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z /.test(stat);
+  } catch {
+    return process.platform !== "linux";
+  }
+}
