@@ -4,6 +4,7 @@
 // is accepted from one source and refused from another.
 import * as path from "node:path";
 import { parseEnvSource } from "./env-source.ts";
+import { isAbsoluteHostPath } from "./host-path.ts";
 import { normalizeDocument } from "./normalize.ts";
 import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
 import { parseTomlSource } from "./toml-source.ts";
@@ -51,7 +52,7 @@ export async function registryFromWorkdirArgs(specs: readonly string[], cwd: str
     if (target.split(/[\\/]/).includes("..")) {
       throw configurationError(label, [{ key: `#${i + 1}.path`, reason: "must not contain a '..' component" }]);
     }
-    const absolute = target === "" || path.isAbsolute(target) ? target : path.resolve(cwd, target);
+    const absolute = target === "" || isAbsoluteHostPath(target) ? target : path.resolve(cwd, target);
     return { alias: spec.slice(0, eq), path: absolute, read_only };
   });
   const namer: KeyNamer = (p) => {
