@@ -1,0 +1,111 @@
+// download_binary_file and upload_binary_file (data_base64 only; URL/file ingress is out of scope).
+
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { closeQuietly, withFd, type Target, type Workspace } from "./context.ts";
+import { fail } from "./fail.ts";
+import type { MutationGate } from "./gate.ts";
+import { mimeTypeFor } from "./mime.ts";
+import { openRegularForRead } from "./open.ts";
+import { decodeStrictBase64, maxEncodedLength } from "./base64.ts";
+import { openExistingFile, openParent, publishNew, publishReplace } from "./publish.ts";
+import { revisionOf } from "./revision.ts";
+
+export interface BinaryMeta {
+  workdir: string;
+  path: string;
+  size: number;
+  mime_type: string;
+  sha256: string;
+  revision: string;
+}
+
+export interface UploadOutput {
+  workdir: string;
+  path: string;
+  created: boolean;
+  replaced: boolean;
+  bytes_written: number;
+  sha256: string;
+  revision_before: string | null;
+  revision: string;
+}
+
+const CHUNK = 64 * 1024;
+
+export function downloadBinaryFile(ws: Workspace, t: Target): { meta: BinaryMeta; bytes: Uint8Array } {
+  const max = t.wd.workdir.max_binary_transfer_bytes;
+  const opened = openRegularForRead(ws, t, "read");
+  return withFd(opened.fd, (fd) => {
+    const revision = revisionOf(opened.st);
+    if (Number(opened.st.size) > max) throw fail("BINARY_FILE_TOO_LARGE", t.alias, t.rel);
+    const out = Buffer.allocUnsafe(Math.min(max, Number(opened.st.size)) + 1);
+    let got = 0;
+    for (;;) {
+      const want = Math.min(CHUNK, out.length - got);
+      if (want === 0) throw fail("BINARY_FILE_TOO_LARGE", t.alias, t.rel); // grew past the limit
+      const n = fs.readSync(fd, out, got, want, got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (revisionOf(fs.fstatSync(fd, { bigint: true })) !== revision || got !== Number(opened.st.size)) {
+      throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
+    }
+    const bytes = out.subarray(0, got);
+    const name = t.parts[t.parts.length - 1] ?? "";
+    return {
+      meta: {
+        workdir: t.alias,
+        path: t.rel,
+        size: got,
+        mime_type: mimeTypeFor(name),
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+        revision,
+      },
+      bytes,
+    };
+  });
+}
+
+export async function uploadBinaryFile(
+  ws: Workspace,
+  gate: MutationGate,
+  t: Target,
+  dataBase64: string | null | undefined,
+  overwrite: boolean,
+  expectedRevision: string | null | undefined,
+): Promise<UploadOutput> {
+  const expected = expectedRevision ?? null;
+  if (overwrite && expected === null) throw fail("EXPECTED_REVISION_REQUIRED", t.alias, t.rel);
+  if (!overwrite && expected !== null) throw fail("EXPECTED_REVISION_NOT_ALLOWED", t.alias, t.rel);
+  if (dataBase64 === null || dataBase64 === undefined) throw fail("BINARY_SOURCE_REQUIRED", t.alias, t.rel);
+  if (typeof dataBase64 !== "string") throw fail("INVALID_BASE64", t.alias, t.rel);
+  const max = t.wd.workdir.max_binary_transfer_bytes;
+  if (dataBase64.length > maxEncodedLength(max)) throw fail("BINARY_PAYLOAD_TOO_LARGE", t.alias, t.rel);
+  const bytes = decodeStrictBase64(dataBase64);
+  if (bytes === null) throw fail("INVALID_BASE64", t.alias, t.rel);
+  if (bytes.length > max) throw fail("BINARY_PAYLOAD_TOO_LARGE", t.alias, t.rel);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+
+  return gate.run(t.wd.workdir, async () => {
+    if (!overwrite) {
+      const { revision } = publishNew(ws, t, bytes);
+      return { workdir: t.alias, path: t.rel, created: true, replaced: false, bytes_written: bytes.length, sha256, revision_before: null, revision };
+    }
+    const parent = openParent(ws, t, "mutate");
+    try {
+      const source = openExistingFile(ws, t, parent.fd);
+      try {
+        const before = revisionOf(source.st);
+        if (before !== expected) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+        if (source.st.nlink > 1n) throw fail("MULTIPLE_HARDLINKS_NOT_SUPPORTED", t.alias, t.rel);
+        const { revision } = publishReplace(ws, t, parent, source, before, bytes);
+        return { workdir: t.alias, path: t.rel, created: false, replaced: true, bytes_written: bytes.length, sha256, revision_before: before, revision };
+      } finally {
+        closeQuietly(source.fd);
+      }
+    } finally {
+      closeQuietly(parent.fd);
+    }
+  });
+}

@@ -1,0 +1,97 @@
+// create_directory (exactly one level, 0777 & ~umask) and delete_directory (never recursive:
+// a physical emptiness scan that counts hidden, denied and reserved entries too, and never
+// names a child in its error).
+
+import fs from "node:fs";
+import { errnoCode } from "../errors.ts";
+import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import { fail, mutationFailure, openFailure } from "./fail.ts";
+import type { MutationGate } from "./gate.ts";
+import { openParent } from "./publish.ts";
+import { revisionOf } from "./revision.ts";
+
+export interface CreateDirectoryOutput {
+  workdir: string;
+  path: string;
+  created: true;
+  revision: string;
+}
+
+export interface DeleteDirectoryOutput {
+  workdir: string;
+  path: string;
+  deleted: true;
+  revision_deleted: string;
+}
+
+export async function createDirectory(ws: Workspace, gate: MutationGate, t: Target): Promise<CreateDirectoryOutput> {
+  return gate.run(t.wd.workdir, async () => {
+    const parent = openParent(ws, t, "create");
+    try {
+      try {
+        ws.native.mkdirAt(parent.fd, parent.name, 0o777);
+      } catch (err) {
+        if (errnoCode(err) === "EEXIST") throw fail("PATH_ALREADY_EXISTS", t.alias, t.rel);
+        throw mutationFailure(err, t.alias, t.rel);
+      }
+      let fd: number;
+      try {
+        fd = ws.native.openBeneath(parent.fd, [parent.name], "object");
+      } catch (err) {
+        throw openFailure(err, t.alias, t.rel, "mutate");
+      }
+      try {
+        return { workdir: t.alias, path: t.rel, created: true as const, revision: revisionOf(fs.fstatSync(fd, { bigint: true })) };
+      } finally {
+        closeQuietly(fd);
+      }
+    } finally {
+      closeQuietly(parent.fd);
+    }
+  });
+}
+
+export async function deleteDirectory(ws: Workspace, gate: MutationGate, t: Target, expectedRevision: string): Promise<DeleteDirectoryOutput> {
+  return gate.run(t.wd.workdir, async () => {
+    const parent = openParent(ws, t, "mutate");
+    try {
+      let fd: number;
+      try {
+        fd = ws.native.openBeneath(parent.fd, [parent.name], "dirList");
+      } catch (err) {
+        throw openFailure(err, t.alias, t.rel, "mutate");
+      }
+      try {
+        const revision = revisionOf(fs.fstatSync(fd, { bigint: true }));
+        if (revision !== expectedRevision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+        let entries;
+        try {
+          entries = ws.native.readDir(fd);
+        } catch (err) {
+          throw mutationFailure(err, t.alias, t.rel);
+        }
+        if (entries.length > 0) throw fail("DIRECTORY_NOT_EMPTY", t.alias, t.rel);
+        let now: string;
+        try {
+          now = revisionOf(ws.native.lstatChild(parent.fd, parent.name));
+        } catch (err) {
+          if (errnoCode(err) === "ENOENT") throw fail("REVISION_CONFLICT", t.alias, t.rel, "directory was removed meanwhile");
+          throw mutationFailure(err, t.alias, t.rel);
+        }
+        if (now !== revision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+        try {
+          ws.native.unlinkAt(parent.fd, parent.name, true);
+        } catch (err) {
+          const code = errnoCode(err);
+          if (code === "ENOTEMPTY" || code === "EEXIST") throw fail("DIRECTORY_NOT_EMPTY", t.alias, t.rel);
+          throw mutationFailure(err, t.alias, t.rel);
+        }
+        return { workdir: t.alias, path: t.rel, deleted: true as const, revision_deleted: revision };
+      } finally {
+        closeQuietly(fd);
+      }
+    } finally {
+      closeQuietly(parent.fd);
+    }
+  });
+}

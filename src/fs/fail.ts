@@ -1,0 +1,103 @@
+// Coded failures of the file layer. Every message has the shape `<workdir>:<path> — <fixed phrase>`
+// and echoes only what the caller sent (alias and workdir-relative path), never a host path,
+// a temp name, file content, a query or a child name.
+
+import { errnoCode, ServerfsError, type ErrorCode } from "../errors.ts";
+
+const PHRASES: Partial<Record<ErrorCode, string>> = {
+  PATH_OUTSIDE_WORKDIR: "path escapes the workdir",
+  ACCESS_DENIED: "access denied",
+  RESERVED_PATH: "path uses a name reserved by serverfs",
+  HIDDEN_PATH_NOT_ALLOWED: "hidden paths are not allowed in this workdir",
+  DENIED_PATH: "path is denied by policy",
+  SYMLINK_NOT_ALLOWED: "path is or passes through a symlink",
+  UNSUPPORTED_FILE_TYPE: "not a regular file (fifo, socket or device)",
+  PATH_NOT_FOUND: "does not exist",
+  NOT_A_FILE: "is a directory, not a file",
+  NOT_A_DIRECTORY: "a path component is not a directory",
+  RESOURCE_EXHAUSTED: "too many open files",
+  BINARY_FILE: "file looks binary",
+  UNSUPPORTED_TEXT_ENCODING: "file is not valid UTF-8",
+  LINE_TOO_LARGE: "a line is larger than the read limit",
+  FILE_CHANGED_DURING_READ: "file changed while it was being read",
+  RESOURCE_TOO_LARGE: "file is larger than one resource read",
+  SEARCH_TIMEOUT: "search exceeded its time limit",
+  WORKDIR_READ_ONLY: "workdir is read-only",
+  ROOT_MUTATION_NOT_ALLOWED: "the workdir root itself cannot be changed",
+  PARENT_NOT_FOUND: "parent directory does not exist",
+  PATH_ALREADY_EXISTS: "something already exists at this path",
+  REVISION_CONFLICT: "expected_revision does not match the current revision",
+  EDIT_CONFLICT: "edit does not apply",
+  TOO_MANY_EDITS: "too many edits in one call",
+  WRITE_TOO_LARGE: "content is larger than the write limit",
+  BINARY_CONTENT_NOT_ALLOWED: "content contains NUL or unpaired surrogates",
+  MULTIPLE_HARDLINKS_NOT_SUPPORTED: "file has more than one hard link",
+  METADATA_PRESERVATION_FAILED: "file metadata could not be preserved; nothing changed",
+  DIRECTORY_NOT_EMPTY: "directory is not empty",
+  MUTATION_IO_ERROR: "the filesystem refused the change",
+  BINARY_TRANSFER_DISABLED: "binary transfer is disabled for this workdir",
+  BINARY_FILE_TOO_LARGE: "file is larger than the binary transfer limit",
+  BINARY_PAYLOAD_TOO_LARGE: "payload is larger than the binary transfer limit",
+  INVALID_BASE64: "data_base64 is not strict RFC 4648 base64",
+  BINARY_SOURCE_REQUIRED: "data_base64 is required",
+  EXPECTED_REVISION_REQUIRED: "overwrite=true requires expected_revision",
+  EXPECTED_REVISION_NOT_ALLOWED: "expected_revision is only allowed with overwrite=true",
+  INVALID_NAME: "path component is not a valid name",
+  NATIVE_PLATFORM_UNSUPPORTED: "this platform has no safe file backend",
+};
+
+/** Render a caller-supplied path for a message: control characters escaped, nothing else changed. */
+export function showPath(path: string): string {
+  // eslint-disable-next-line no-control-regex
+  return path.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+export function fail(code: ErrorCode, workdir: string, path: string, phrase?: string): ServerfsError {
+  const text = phrase ?? PHRASES[code] ?? "request refused";
+  return new ServerfsError(code, `${workdir}:${showPath(path)} — ${text}`);
+}
+
+export function workdirNotFound(alias: string): ServerfsError {
+  return new ServerfsError("WORKDIR_NOT_FOUND", `'${showPath(alias)}' is not a configured workdir`);
+}
+
+export type OpenPurpose = "read" | "mutate" | "create";
+
+/**
+ * Map an errno from opening/resolving a request path. `create` means the failing open was the
+ * parent of a path being created (ENOENT → PARENT_NOT_FOUND).
+ */
+export function openFailure(err: unknown, workdir: string, path: string, purpose: OpenPurpose): ServerfsError {
+  if (err instanceof ServerfsError) return err;
+  switch (errnoCode(err)) {
+    case "ELOOP":
+      return fail("SYMLINK_NOT_ALLOWED", workdir, path);
+    case "ENOENT":
+      return purpose === "create" ? fail("PARENT_NOT_FOUND", workdir, path) : fail("PATH_NOT_FOUND", workdir, path, "does not exist");
+    case "ENOTDIR":
+      return fail("NOT_A_DIRECTORY", workdir, path);
+    case "EXDEV":
+      return fail("PATH_OUTSIDE_WORKDIR", workdir, path);
+    case "EMFILE":
+    case "ENFILE":
+      return fail("RESOURCE_EXHAUSTED", workdir, path);
+    case "ENXIO":
+      return fail("UNSUPPORTED_FILE_TYPE", workdir, path);
+    case "ENAMETOOLONG":
+      return fail("INVALID_NAME", workdir, path, "name too long");
+    case "EACCES":
+    case "EPERM":
+      return fail("ACCESS_DENIED", workdir, path);
+    default:
+      return purpose === "read" ? fail("ACCESS_DENIED", workdir, path) : fail("MUTATION_IO_ERROR", workdir, path);
+  }
+}
+
+/** A mutation syscall failed for a reason that is not a policy decision. */
+export function mutationFailure(err: unknown, workdir: string, path: string): ServerfsError {
+  if (err instanceof ServerfsError) return err;
+  const code = errnoCode(err);
+  if (code === "EACCES" || code === "EPERM") return fail("ACCESS_DENIED", workdir, path);
+  if (code === "EMFILE" || code === "ENFILE") return fail("RESOURCE_EXHAUSTED", workdir, path);
+  return fail("MUTATION_IO_ERROR", workdir, path, `the filesystem refused the change (${code ?? "error"})`);
+}

@@ -1,0 +1,89 @@
+// find_files: depth-first walk from a validated directory, basename fnmatch (case-sensitive),
+// regular files only. Every directory is re-opened from the workdir root by its relative path
+// (kernel-checked, no symlink followed), so at most one directory descriptor is open at a time
+// however deep or wide the tree. Hidden, denied and reserved entries are skipped and never
+// descended; every child seen counts toward max_walk_entries before any filtering.
+
+import { errnoCode } from "../errors.ts";
+import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import { fail, openFailure } from "./fail.ts";
+import { compileFnmatch } from "./glob.ts";
+import { compareNames } from "./order.ts";
+
+export interface FindOutput {
+  matches: { path: string }[];
+  returned: number;
+  truncated: boolean;
+}
+
+interface Pending {
+  parts: string[];
+  rel: string;
+}
+
+export function findFiles(ws: Workspace, t: Target, pattern: string, limit: number): FindOutput {
+  const matcher = compileFnmatch(pattern);
+  const maxWalk = ws.registry.limits.max_walk_entries;
+  const root = ws.rootFd(t);
+  const policy = t.wd.policy;
+  const matches: { path: string }[] = [];
+  const stack: Pending[] = [{ parts: t.parts, rel: t.rel }];
+  let walked = 0;
+  let truncated = false;
+  let first = true;
+
+  outer: while (stack.length > 0) {
+    const dir = stack.pop() as Pending;
+    let fd: number;
+    try {
+      fd = ws.native.openBeneath(root, dir.parts, "dirList");
+    } catch (err) {
+      const code = errnoCode(err);
+      if (first || code === "EMFILE" || code === "ENFILE") throw openFailure(err, t.alias, first ? t.rel : dir.rel, "read");
+      continue; // a sub-directory that vanished or changed type mid-walk
+    }
+    first = false;
+    const subdirs: Pending[] = [];
+    try {
+      let entries;
+      try {
+        entries = ws.native.readDirFast(fd);
+      } catch (err) {
+        const code = errnoCode(err);
+        if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
+        continue;
+      }
+      entries.sort((a, b) => compareNames(a.name, b.name));
+      for (const e of entries) {
+        walked++;
+        if (walked > maxWalk) {
+          truncated = true;
+          break outer;
+        }
+        if (!policy.entryVisible(dir.rel, e.name)) continue;
+        let kind = e.kind;
+        if (kind === "unknown") {
+          try {
+            const st = ws.native.lstatChild(fd, e.name);
+            kind = st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
+          } catch {
+            continue;
+          }
+        }
+        const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
+        if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel });
+        else if (kind === "file" && matcher.test(e.name)) {
+          if (matches.length === limit) {
+            truncated = true;
+            break outer;
+          }
+          matches.push({ path: rel });
+        }
+      }
+    } finally {
+      closeQuietly(fd);
+    }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as Pending);
+  }
+  return { matches, returned: matches.length, truncated };
+}

@@ -1,0 +1,68 @@
+// list_directory: one scan of a directory opened beneath the root without following symlinks,
+// policy-filtered, lstat of each child through the held descriptor, sorted by code point, sliced.
+
+import { errnoCode } from "../errors.ts";
+import { withFd, type Target, type Workspace } from "./context.ts";
+import { fail, openFailure } from "./fail.ts";
+import { compareNames } from "./order.ts";
+import { isoSeconds, typeOf, type ObjectType } from "./revision.ts";
+
+export interface ListEntry {
+  name: string;
+  path: string;
+  type: ObjectType;
+  size: number | null;
+  modified_at: string | null;
+}
+
+export interface ListDirectoryOutput {
+  workdir: string;
+  path: string;
+  entries: ListEntry[];
+  offset: number;
+  limit: number;
+  returned: number;
+  has_more: boolean;
+}
+
+export function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): ListDirectoryOutput {
+  const root = ws.rootFd(t);
+  let dirFd: number;
+  try {
+    dirFd = ws.native.openBeneath(root, t.parts, "dirList");
+  } catch (err) {
+    throw openFailure(err, t.alias, t.rel, "read");
+  }
+  const all = withFd(dirFd, (fd) => {
+    let names: string[];
+    try {
+      names = ws.native.readDir(fd).map((e) => e.name);
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
+      throw fail("ACCESS_DENIED", t.alias, t.rel);
+    }
+    const entries: ListEntry[] = [];
+    for (const name of names) {
+      if (!t.wd.policy.entryVisible(t.rel, name)) continue;
+      let st;
+      try {
+        st = ws.native.lstatChild(fd, name);
+      } catch {
+        continue; // vanished between readdir and lstat
+      }
+      const type = typeOf(st);
+      entries.push({
+        name,
+        path: t.rel === "" ? name : `${t.rel}/${name}`,
+        type,
+        size: type === "file" ? Number(st.size) : null,
+        modified_at: isoSeconds(st),
+      });
+    }
+    return entries;
+  });
+  all.sort((a, b) => compareNames(a.name, b.name));
+  const page = all.slice(offset, offset + limit);
+  return { workdir: t.alias, path: t.rel, entries: page, offset, limit, returned: page.length, has_more: offset + limit < all.length };
+}

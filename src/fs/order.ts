@@ -1,0 +1,25 @@
+// Code-point order for names. JavaScript's default string order compares UTF-16 code units, which
+// puts U+E000..U+FFFF after astral characters; remapping the two ranges restores code-point order
+// (the same order as comparing UTF-8 bytes) without allocating.
+
+function fix(c: number): number {
+  if (c >= 0xd800 && c <= 0xdfff) return c + 0x2000;
+  if (c >= 0xe000) return c - 0x800;
+  return c;
+}
+
+export function compareNames(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x < 0xd800 && y < 0xd800 ? x - y : fix(x) - fix(y);
+  }
+  return a.length - b.length;
+}
+
+/** Clamp a caller limit to [1, max], falling back to the published default. */
+export function clampLimit(value: number | undefined | null, fallback: number, max: number): number {
+  const v = value === undefined || value === null || !Number.isFinite(value) ? fallback : Math.floor(value);
+  return Math.max(1, Math.min(v, max));
+}

@@ -1,0 +1,212 @@
+// Publication of new bytes. Both paths write a reserved temp (`.serverfs-tmp-<16 hex>`, created
+// O_CREAT|O_EXCL|O_NOFOLLOW in the verified parent), fsync it, then publish by NAME relative to the
+// parent descriptor, and remove the temp on every failure path:
+// - publishNew: hard-link temp → name, which can never overwrite anything (EEXIST → PATH_ALREADY_EXISTS).
+// - publishReplace: copy owner, then mode (chown clears setuid/setgid), then extended attributes,
+//   re-check the target's revision at the last moment, then rename temp over name.
+// Revisions are taken from fstat of the published inode AFTER publication.
+
+import { randomBytes } from "node:crypto";
+import fs, { type BigIntStats } from "node:fs";
+import { errnoCode, ServerfsError } from "../errors.ts";
+import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import { fail, mutationFailure, openFailure } from "./fail.ts";
+import { RESERVED_TEMP_PREFIX } from "./policy.ts";
+import { revisionOf } from "./revision.ts";
+
+/** Open the parent directory of a mutation target as a base for *at calls. */
+export function openParent(ws: Workspace, t: Target, purpose: "create" | "mutate"): { fd: number; name: string } {
+  const name = t.parts[t.parts.length - 1] as string;
+  try {
+    return { fd: ws.native.openBeneath(ws.rootFd(t), t.parts.slice(0, -1), "dirBase"), name };
+  } catch (err) {
+    throw openFailure(err, t.alias, t.rel, purpose === "create" ? "create" : "mutate");
+  }
+}
+
+function tempName(): string {
+  return `${RESERVED_TEMP_PREFIX}${randomBytes(8).toString("hex")}`;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+}
+
+interface TempFile {
+  fd: number;
+  name: string;
+}
+
+function createTemp(ws: Workspace, t: Target, parentFd: number): TempFile {
+  for (let attempt = 0; ; attempt++) {
+    const name = tempName();
+    try {
+      return { fd: ws.native.openBeneath(parentFd, [name], "createExclusive", 0o666), name };
+    } catch (err) {
+      if (errnoCode(err) === "EEXIST" && attempt < 4) continue;
+      throw mutationFailure(err, t.alias, t.rel);
+    }
+  }
+}
+
+function removeTemp(ws: Workspace, parentFd: number, tmp: TempFile): void {
+  closeQuietly(tmp.fd);
+  try {
+    ws.native.unlinkAt(parentFd, tmp.name, false);
+  } catch {
+    // already gone (published by rename) or the directory vanished
+  }
+}
+
+/** fsync the directory so the new name is durable; a failure here is not the caller's problem. */
+function syncDirectory(ws: Workspace, parentFd: number): void {
+  try {
+    const fd = ws.native.openBeneath(parentFd, [], "dirList");
+    try {
+      ws.native.fsync(fd);
+    } finally {
+      closeQuietly(fd);
+    }
+  } catch {
+    // logged by nobody on purpose: the data itself is already fsynced
+  }
+}
+
+/** Create `name` with `bytes`; never overwrites. Returns the revision of the published file. */
+export function publishNew(ws: Workspace, t: Target, bytes: Uint8Array): { revision: string } {
+  const parent = openParent(ws, t, "create");
+  try {
+    const tmp = createTemp(ws, t, parent.fd);
+    try {
+      try {
+        writeAll(tmp.fd, bytes);
+        ws.native.fsync(tmp.fd);
+      } catch (err) {
+        throw mutationFailure(err, t.alias, t.rel);
+      }
+      try {
+        ws.native.linkAt(parent.fd, tmp.name, parent.name);
+      } catch (err) {
+        if (errnoCode(err) === "EEXIST") throw fail("PATH_ALREADY_EXISTS", t.alias, t.rel);
+        throw mutationFailure(err, t.alias, t.rel);
+      }
+      try {
+        ws.native.unlinkAt(parent.fd, tmp.name, false);
+      } catch {
+        // removeTemp below retries; the published name is already complete
+      }
+      const st = fs.fstatSync(tmp.fd, { bigint: true });
+      syncDirectory(ws, parent.fd);
+      return { revision: revisionOf(st) };
+    } finally {
+      removeTemp(ws, parent.fd, tmp);
+    }
+  } finally {
+    closeQuietly(parent.fd);
+  }
+}
+
+/** Extended attributes carried over on replacement: the user namespace and the POSIX ACL. */
+function copyableXattr(name: string): boolean {
+  return name.startsWith("user.") || name === "system.posix_acl_access";
+}
+
+function copyMetadata(ws: Workspace, sourceFd: number, source: BigIntStats, tmpFd: number): void {
+  ws.native.fchown(tmpFd, Number(source.uid), Number(source.gid));
+  ws.native.fchmod(tmpFd, Number(source.mode) & 0o7777);
+  let attrs: Map<string, Buffer>;
+  try {
+    attrs = ws.native.listXattrs(sourceFd);
+  } catch (err) {
+    // a filesystem without xattr support has nothing to preserve
+    if (errnoCode(err) === "ENOTSUP" || errnoCode(err) === "EOPNOTSUPP") return;
+    throw err;
+  }
+  for (const [name, value] of attrs) if (copyableXattr(name)) ws.native.setXattr(tmpFd, name, value);
+}
+
+/**
+ * Replace the regular file `parentFd/name` (already opened as `source` and revision-checked by
+ * the caller) with `bytes`, preserving its metadata. `expected` is the revision the caller
+ * verified; it is checked again immediately before the rename.
+ */
+export function publishReplace(
+  ws: Workspace,
+  t: Target,
+  parent: { fd: number; name: string },
+  source: { fd: number; st: BigIntStats },
+  expected: string,
+  bytes: Uint8Array,
+): { revision: string } {
+  const tmp = createTemp(ws, t, parent.fd);
+  let renamed = false;
+  try {
+    try {
+      writeAll(tmp.fd, bytes);
+    } catch (err) {
+      throw mutationFailure(err, t.alias, t.rel);
+    }
+    try {
+      copyMetadata(ws, source.fd, source.st, tmp.fd);
+    } catch (err) {
+      if (err instanceof ServerfsError) throw err;
+      throw fail("METADATA_PRESERVATION_FAILED", t.alias, t.rel);
+    }
+    try {
+      ws.native.fsync(tmp.fd);
+    } catch (err) {
+      throw mutationFailure(err, t.alias, t.rel);
+    }
+    let current: string;
+    try {
+      current = revisionOf(ws.native.lstatChild(parent.fd, parent.name));
+    } catch (err) {
+      if (errnoCode(err) === "ENOENT") throw fail("REVISION_CONFLICT", t.alias, t.rel, "file was removed meanwhile");
+      throw mutationFailure(err, t.alias, t.rel);
+    }
+    if (current !== expected) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+    try {
+      ws.native.renameAt(parent.fd, tmp.name, parent.name);
+      renamed = true;
+    } catch (err) {
+      throw mutationFailure(err, t.alias, t.rel);
+    }
+    const st = fs.fstatSync(tmp.fd, { bigint: true });
+    syncDirectory(ws, parent.fd);
+    return { revision: revisionOf(st) };
+  } finally {
+    if (renamed) closeQuietly(tmp.fd);
+    else removeTemp(ws, parent.fd, tmp);
+  }
+}
+
+/** Open an existing target for replacement/deletion through its verified parent, type before revision. */
+export function openExistingFile(ws: Workspace, t: Target, parentFd: number): { fd: number; st: BigIntStats } {
+  let obj: number;
+  try {
+    obj = ws.native.openBeneath(parentFd, [t.parts[t.parts.length - 1] as string], "object");
+  } catch (err) {
+    throw openFailure(err, t.alias, t.rel, "mutate");
+  }
+  try {
+    const st = fs.fstatSync(obj, { bigint: true });
+    if (st.isDirectory()) throw fail("NOT_A_FILE", t.alias, t.rel);
+    if (st.isSymbolicLink()) throw fail("SYMLINK_NOT_ALLOWED", t.alias, t.rel);
+    if (!st.isFile()) throw fail("UNSUPPORTED_FILE_TYPE", t.alias, t.rel);
+    let fd: number;
+    try {
+      fd = ws.native.reopenForRead(obj);
+    } catch (err) {
+      throw openFailure(err, t.alias, t.rel, "mutate");
+    }
+    const st2 = fs.fstatSync(fd, { bigint: true });
+    if (st2.ino !== st.ino || st2.dev !== st.dev) {
+      closeQuietly(fd);
+      throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
+    }
+    return { fd, st: st2 };
+  } finally {
+    closeQuietly(obj);
+  }
+}

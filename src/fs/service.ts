@@ -1,0 +1,201 @@
+// The file service the MCP front end calls: one method per tool, each returning exactly that
+// tool's structuredContent and throwing ServerfsError with the documented codes. No MCP types here.
+
+import type { AgentMode, Registry } from "../config/types.ts";
+import { fail } from "./fail.ts";
+import { Workspace, type Target } from "./context.ts";
+import { createTextFile, type CreateTextOutput } from "./create.ts";
+import { deleteFile, type DeleteFileOutput } from "./delete.ts";
+import { createDirectory, deleteDirectory, type CreateDirectoryOutput, type DeleteDirectoryOutput } from "./directory.ts";
+import { downloadBinaryFile, uploadBinaryFile, type BinaryMeta, type UploadOutput } from "./binary.ts";
+import { editTextFile, type EditTextOutput, type TextEdit } from "./edit.ts";
+import { findFiles, type FindOutput } from "./find.ts";
+import { processMutationGate, type MutationGate } from "./gate.ts";
+import { listDirectory, type ListDirectoryOutput } from "./list.ts";
+import { fsNative } from "./native.ts";
+import { clampLimit } from "./order.ts";
+import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
+import { searchText, type SearchOutput } from "./search.ts";
+import { statFile, type StatOutput } from "./stat.ts";
+
+export const DEFAULT_MAX_LINES = 200;
+
+export interface WorkdirSummary {
+  alias: string;
+  description: string | null;
+  access: "read-only" | "read-write";
+  binary_transfer: boolean;
+  agent_mode: AgentMode;
+  agent_runtimes: string[];
+}
+
+export interface PublishedLimits {
+  default_list_limit: number;
+  max_list_entries: number;
+  default_search_results: number;
+  max_search_results: number;
+  max_read_lines_default: 200;
+  max_read_lines_max: number;
+  max_edits_per_call: number;
+}
+
+export interface FileService {
+  listWorkdirs(): { workdirs: WorkdirSummary[] };
+  listDirectory(a: { workdir: string; path?: string; offset?: number; limit?: number }): Promise<ListDirectoryOutput>;
+  findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number }): Promise<FindOutput>;
+  searchText(
+    a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number },
+    signal?: AbortSignal,
+  ): Promise<SearchOutput>;
+  readTextFile(a: { workdir: string; path: string; start_line?: number; max_lines?: number }): Promise<ReadTextOutput>;
+  statFile(a: { workdir: string; path: string }): Promise<StatOutput>;
+  createTextFile(a: { workdir: string; path: string; content: string }): Promise<CreateTextOutput>;
+  editTextFile(a: { workdir: string; path: string; expected_revision: string; edits: TextEdit[] }): Promise<EditTextOutput>;
+  deleteFile(a: { workdir: string; path: string; expected_revision: string }): Promise<DeleteFileOutput>;
+  createDirectory(a: { workdir: string; path: string }): Promise<CreateDirectoryOutput>;
+  deleteDirectory(a: { workdir: string; path: string; expected_revision: string }): Promise<DeleteDirectoryOutput>;
+  downloadBinaryFile(a: { workdir: string; path: string }): Promise<{ meta: BinaryMeta; bytes: Uint8Array }>;
+  uploadBinaryFile(a: {
+    workdir: string;
+    path: string;
+    data_base64: string | null;
+    overwrite?: boolean;
+    expected_revision?: string | null;
+  }): Promise<UploadOutput>;
+  readResource(a: { workdir: string; path: string }): Promise<{ text: string; mime_type: "text/plain" }>;
+  limits(): PublishedLimits;
+  /** Close the cached workdir root descriptors (shutdown, tests). */
+  close(): void;
+}
+
+function requireString(t: Target, value: unknown, name: string): string {
+  if (typeof value !== "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, `${name} must be a string`);
+  return value;
+}
+
+function nonNegativeInt(t: Target, value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `${name} must be an integer >= 0`);
+  return value;
+}
+
+function positiveIntOrUndefined(t: Target, value: number | undefined, name: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Number.isInteger(value) || value < 1) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `${name} must be an integer >= 1`);
+  return value;
+}
+
+export function createFileService(registry: Registry, options: { gate?: MutationGate } = {}): FileService {
+  const gate = options.gate ?? processMutationGate();
+  let workspace: Workspace | null = null;
+  const ws = (): Workspace => {
+    if (workspace === null) workspace = new Workspace(registry, fsNative());
+    return workspace;
+  };
+  const limits = registry.limits;
+
+  return {
+    listWorkdirs() {
+      return {
+        workdirs: registry.workdirs.map((w) => ({
+          alias: w.alias,
+          description: w.description,
+          access: w.read_only ? ("read-only" as const) : ("read-write" as const),
+          binary_transfer: w.binary_transfer_enabled,
+          agent_mode: w.agent_mode,
+          agent_runtimes: [...w.agent_runtimes],
+        })),
+      };
+    },
+
+    async listDirectory(a) {
+      const t = ws().prepare(a.workdir, a.path);
+      const offset = nonNegativeInt(t, a.offset, "offset", 0);
+      const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_list_limit, limits.max_list_entries);
+      return listDirectory(ws(), t, offset, limit);
+    },
+
+    async findFiles(a) {
+      const t = ws().prepare(a.workdir, a.path);
+      const pattern = requireString(t, a.pattern, "pattern");
+      const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
+      return findFiles(ws(), t, pattern, limit);
+    },
+
+    async searchText(a, signal) {
+      const t = ws().prepare(a.workdir, a.path);
+      const query = requireString(t, a.query, "query");
+      const glob = a.glob === undefined || a.glob === null ? null : requireString(t, a.glob, "glob");
+      const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
+      return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit }, signal);
+    },
+
+    async readTextFile(a) {
+      const t = ws().prepare(a.workdir, a.path);
+      const startLine = positiveIntOrUndefined(t, a.start_line, "start_line") ?? 1;
+      const maxLines = clampLimit(positiveIntOrUndefined(t, a.max_lines, "max_lines"), DEFAULT_MAX_LINES, t.wd.workdir.max_read_lines);
+      return readTextFile(ws(), t, startLine, maxLines);
+    },
+
+    async statFile(a) {
+      return statFile(ws(), ws().prepare(a.workdir, a.path));
+    },
+
+    async createTextFile(a) {
+      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      return createTextFile(ws(), gate, t, requireString(t, a.content, "content"));
+    },
+
+    async editTextFile(a) {
+      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      return editTextFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"), a.edits);
+    },
+
+    async deleteFile(a) {
+      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      return deleteFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"));
+    },
+
+    async createDirectory(a) {
+      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      return createDirectory(ws(), gate, t);
+    },
+
+    async deleteDirectory(a) {
+      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      return deleteDirectory(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"));
+    },
+
+    async downloadBinaryFile(a) {
+      const t = ws().prepare(a.workdir, a.path, { binary: true });
+      return downloadBinaryFile(ws(), t);
+    },
+
+    async uploadBinaryFile(a) {
+      const t = ws().prepare(a.workdir, a.path, { mutation: true, binary: true });
+      return uploadBinaryFile(ws(), gate, t, a.data_base64, a.overwrite ?? false, a.expected_revision);
+    },
+
+    async readResource(a) {
+      const t = ws().prepare(a.workdir, a.path);
+      return readResource(ws(), t);
+    },
+
+    limits() {
+      const maxReadLines = registry.workdirs.reduce((m, w) => Math.max(m, w.max_read_lines), 1);
+      return {
+        default_list_limit: Math.min(limits.default_list_limit, limits.max_list_entries),
+        max_list_entries: limits.max_list_entries,
+        default_search_results: Math.min(limits.default_search_results, limits.max_search_results),
+        max_search_results: limits.max_search_results,
+        max_read_lines_default: DEFAULT_MAX_LINES,
+        max_read_lines_max: maxReadLines,
+        max_edits_per_call: limits.max_edits_per_call,
+      };
+    },
+
+    close() {
+      workspace?.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// stat_file: lstat semantics through descriptors. The final component is opened as an object
+// (O_PATH|O_NOFOLLOW on Linux) from the verified parent, so a final symlink reports itself with
+// its own revision while a symlink in a parent component is SYMLINK_NOT_ALLOWED.
+
+import fs from "node:fs";
+import { withFd, type Target, type Workspace } from "./context.ts";
+import { openFailure } from "./fail.ts";
+import { mimeTypeFor } from "./mime.ts";
+import { isoSeconds, revisionOf, typeOf, type ObjectType } from "./revision.ts";
+
+export interface StatOutput {
+  workdir: string;
+  path: string;
+  type: ObjectType;
+  size: number | null;
+  modified_at: string | null;
+  mime_type: string | null;
+  revision: string;
+}
+
+export function statFile(ws: Workspace, t: Target): StatOutput {
+  const root = ws.rootFd(t);
+  let fd: number;
+  try {
+    fd = ws.native.openBeneath(root, t.parts, "object");
+  } catch (err) {
+    throw openFailure(err, t.alias, t.rel, "read");
+  }
+  const st = withFd(fd, (f) => fs.fstatSync(f, { bigint: true }));
+  const type = typeOf(st);
+  const name = t.parts[t.parts.length - 1] ?? "";
+  return {
+    workdir: t.alias,
+    path: t.rel,
+    type,
+    size: type === "file" ? Number(st.size) : null,
+    modified_at: isoSeconds(st),
+    mime_type: type === "file" ? mimeTypeFor(name) : null,
+    revision: revisionOf(st),
+  };
+}

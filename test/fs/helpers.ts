@@ -1,0 +1,136 @@
+// Shared helpers for the file-layer tests: real temp trees, registries built directly (so these
+// tests do not depend on the config loader), and assertions on coded errors.
+import { expect } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FsLimits, Registry, Workdir } from "../../src/config/types.ts";
+import { ServerfsError } from "../../src/errors.ts";
+import { createFileService, type FileService } from "../../src/fs/index.ts";
+
+const dirs: string[] = [];
+process.on("exit", () => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = "serverfs-fs-test-"): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+export function removeTemp(d: string): void {
+  fs.rmSync(d, { recursive: true, force: true });
+}
+
+export const LIMITS: FsLimits = {
+  default_list_limit: 100,
+  max_list_entries: 500,
+  default_search_results: 50,
+  max_search_results: 100,
+  max_walk_entries: 200_000,
+  search_timeout_seconds: 15,
+  search_max_file_bytes: 52_428_800,
+  max_edits_per_call: 50,
+};
+
+export function workdir(alias: string, root: string, over: Partial<Workdir> = {}): Workdir {
+  return {
+    alias,
+    path: root,
+    description: null,
+    read_only: false,
+    agent_mode: "disabled",
+    agent_runtimes: [],
+    allow_hidden: false,
+    disable_default_deny: false,
+    extra_deny_globs: [],
+    max_read_bytes: 524_288,
+    max_read_lines: 500,
+    max_write_bytes: 1_048_576,
+    binary_transfer_enabled: false,
+    max_binary_transfer_bytes: 8_388_608,
+    ...over,
+  };
+}
+
+export function registry(workdirs: Workdir[], limits: Partial<FsLimits> = {}): Registry {
+  return {
+    server: { log_level: "INFO", state_dir: null },
+    limits: { ...LIMITS, ...limits },
+    workdirs,
+    agent: {
+      enabled: false,
+      enable_fake_runtime: false,
+      bridge_timeout_seconds: 30,
+      task_timeout_seconds: 7200,
+      interaction_timeout_seconds: 1800,
+      max_active_tasks: 4,
+      retention_seconds: 604800,
+      result_spool_threshold_bytes: 262144,
+      event_idle_timeout_seconds: null,
+      provider_env_file: null,
+      codex: { enabled: false, bin: "codex", use_proxy: true },
+      claude: { enabled: false, bin: "claude", use_proxy: false },
+      qoder: { enabled: false, bin: "qodercli", use_proxy: false },
+      proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
+      acp_profiles: [],
+    },
+  };
+}
+
+/** A service over one read-write workdir `w` rooted at a fresh temp dir. */
+export function single(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}): { svc: FileService; root: string; base: string } {
+  const base = tempDir();
+  const root = path.join(base, "root");
+  fs.mkdirSync(root);
+  const svc = createFileService(registry([workdir("w", root, over)], limits));
+  return { svc, root, base };
+}
+
+/** Await `p` and expect a ServerfsError with `code`; returns it. */
+export async function expectCode(p: Promise<unknown> | (() => unknown), code: string): Promise<ServerfsError> {
+  let caught: unknown;
+  try {
+    await (typeof p === "function" ? p() : p);
+  } catch (err) {
+    caught = err;
+  }
+  if (!(caught instanceof ServerfsError)) throw new Error(`expected ServerfsError ${code}, got ${caught === undefined ? "success" : String(caught)}`);
+  expect(caught.code).toBe(code);
+  return caught;
+}
+
+export function write(root: string, rel: string, content: string | Uint8Array, mode?: number): void {
+  const p = path.join(root, rel);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, content);
+  if (mode !== undefined) fs.chmodSync(p, mode);
+}
+
+export function read(root: string, rel: string): Buffer {
+  return fs.readFileSync(path.join(root, rel));
+}
+
+/** Names in a directory, including hidden and reserved ones. */
+export function physical(dir: string): string[] {
+  return fs.readdirSync(dir).sort();
+}
+
+/** A bound unix socket file at `p` (closed listener leaves the socket inode in place). */
+export async function makeSocket(p: string): Promise<void> {
+  const net = await import("node:net");
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(p, resolve));
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!fs.existsSync(p)) {
+    // Some runtimes unlink on close; bind again without closing via a child process.
+    const r = Bun.spawnSync(["python3", "-c", `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(p)})`]);
+    if (r.exitCode !== 0) throw new Error("could not create a unix socket fixture");
+  }
+}
+
+export function mkfifo(p: string): void {
+  const r = Bun.spawnSync(["mkfifo", p]);
+  if (r.exitCode !== 0) throw new Error("mkfifo failed");
+}
