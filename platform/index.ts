@@ -2,13 +2,23 @@
 // its native library lazily (inside the function that needs it), so importing this file on any OS
 // loads no native code until a function is called.
 import { ServerfsError } from "../src/errors.ts";
+import { createDarwinContainment } from "./darwin/containment.ts";
+import { createDarwinLeases } from "./darwin/lease.ts";
+import { darwinPeerCredentials } from "./darwin/peercred.ts";
 import { createLinuxContainment } from "./linux/containment.ts";
 import { createLinuxLeases } from "./linux/lease.ts";
 import { linuxPeerCredentials } from "./linux/peercred.ts";
 import { becomeLinuxSubreaper } from "./linux/subreaper.ts";
 import type { Containment, LeaseProvider, PeerIdentity } from "./types.ts";
+import { createWindowsContainment } from "./windows/containment.ts";
+import { createWindowsLeases } from "./windows/lease.ts";
+import { pipeName as windowsPipeName, pipeNameForSid } from "./windows/pipe.ts";
+import { enterKillOnCloseJob } from "./windows/safety-net.ts";
 
-export { scrubEnv, RUN_ID_VARIABLE, RUN_ID_PATTERN } from "./env.ts";
+export { scrubEnv, isScrubbedName, RUN_ID_VARIABLE, RUN_ID_PATTERN } from "./env.ts";
+export { ensureBridgeToken, readBridgeToken, tokensEqual, TOKEN_FILE_NAME } from "./token.ts";
+export { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "./windows/argv-quote.ts";
+export { pipeNameForSid };
 export type * from "./types.ts";
 
 let containmentInstance: Containment | null = null;
@@ -25,6 +35,12 @@ export function containment(): Containment {
       case "linux":
         containmentInstance = createLinuxContainment();
         break;
+      case "darwin":
+        containmentInstance = createDarwinContainment();
+        break;
+      case "win32":
+        containmentInstance = createWindowsContainment();
+        break;
       default:
         throw unsupported("process containment");
     }
@@ -39,6 +55,12 @@ export function leases(): LeaseProvider {
       case "linux":
         leaseInstance = createLinuxLeases();
         break;
+      case "darwin":
+        leaseInstance = createDarwinLeases();
+        break;
+      case "win32":
+        leaseInstance = createWindowsLeases();
+        break;
       default:
         throw unsupported("file leases");
     }
@@ -46,25 +68,49 @@ export function leases(): LeaseProvider {
   return leaseInstance;
 }
 
-/** Kernel-measured peer of a connected unix socket; nulls when unavailable (callers reject). */
+/**
+ * Kernel-measured peer of a connected unix socket; nulls when unavailable (callers reject).
+ * Windows named pipes have no such fd: the Bridge authenticates them with the token instead.
+ */
 export function peerCredentials(fd: number): PeerIdentity {
-  switch (process.platform) {
-    case "linux":
-      return linuxPeerCredentials(fd);
-    default:
-      return { uid: null, gid: null, pid: null };
+  try {
+    switch (process.platform) {
+      case "linux":
+        return linuxPeerCredentials(fd);
+      case "darwin":
+        return darwinPeerCredentials(fd);
+      default:
+        return { uid: null, gid: null, pid: null };
+    }
+  } catch {
+    return { uid: null, gid: null, pid: null };
   }
 }
 
 /**
- * Call once at Bridge start. Linux: PR_SET_CHILD_SUBREAPER, so orphaned descendants of providers
- * are re-parented to the Bridge and stay findable. Returns false where it is not available.
+ * Call once at Bridge start.
+ * Linux: PR_SET_CHILD_SUBREAPER, so orphaned descendants of providers are re-parented to the
+ * Bridge and stay findable (containment works without it, with weaker guarantees).
+ * Windows: puts the Bridge in a KILL_ON_JOB_CLOSE job, so every task tree dies with the Bridge.
+ * macOS: nothing comparable exists; returns false.
  */
 export function becomeSubreaper(): boolean {
-  switch (process.platform) {
-    case "linux":
-      return becomeLinuxSubreaper();
-    default:
-      return false;
+  try {
+    switch (process.platform) {
+      case "linux":
+        return becomeLinuxSubreaper();
+      case "win32":
+        return enterKillOnCloseJob();
+      default:
+        return false;
+    }
+  } catch {
+    return false;
   }
+}
+
+/** Windows: the Bridge's named-pipe name for the current user (derived from the user SID). */
+export function pipeName(): string {
+  if (process.platform !== "win32") throw unsupported("named pipes");
+  return windowsPipeName();
 }
