@@ -18,7 +18,12 @@ export type Dispatch = (method: string, params: Record<string, unknown>) => Prom
 export interface RawSocket {
   write(data: Uint8Array): number;
   end(): void;
+  /** Half-close our side (FIN) while still reading, if the socket supports it. */
+  shutdown?(): void;
 }
+
+/** How long a closing connection keeps swallowing input, so the peer reads our last reply instead of a reset. */
+const LINGER_MS = 250;
 
 export class Connection {
   private readonly decoder = new LineDecoder();
@@ -118,7 +123,12 @@ export class Connection {
     }
     if (this.outbox.length === 0 && this.closing && !this.closed) {
       this.closed = true;
-      this.socket.end();
+      try {
+        this.socket.shutdown?.();
+      } catch {
+        // not supported: the timer below still closes
+      }
+      setTimeout(() => this.socket.end(), LINGER_MS);
     }
   }
 

@@ -184,6 +184,12 @@ export async function runFakeProvider(): Promise<void> {
       result(`events=${n}`);
       break;
     }
+    case "big-events": {
+      const n = Number(arg);
+      for (let i = 0; i < n; i++) send({ type: "event", event_type: "agent.message", payload: { text: "x".repeat(60_000) } });
+      result(`big-events=${n}`);
+      break;
+    }
     case "big-message": {
       const text = "界\"\\abc".repeat(Math.ceil(Number(arg) / 9));
       send({ type: "event", event_type: "agent.message", payload: { text } });
