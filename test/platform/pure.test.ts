@@ -1,0 +1,153 @@
+// Pure functions that run on every OS: env scrubbing, the stderr ring, Windows argv quoting,
+// /proc and libproc decoders, job and pipe names.
+import { describe, expect, test } from "bun:test";
+import { environmentFromProcArgs, parseBsdInfo } from "../../platform/darwin/proc-reader.ts";
+import { scrubEnv } from "../../platform/env.ts";
+import { parseProcStat } from "../../platform/linux/proc-reader.ts";
+import { findMarker } from "../../platform/posix/process-table.ts";
+import { ByteRing } from "../../platform/ring-buffer.ts";
+import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
+import { jobNameFor } from "../../platform/windows/containment.ts";
+import { pipeNameForSid } from "../../platform/windows/pipe.ts";
+
+describe("scrubEnv", () => {
+  test("drops Bun control variables and serverfs-internal ones (any case), keeps the rest, sets the marker", () => {
+    const out = scrubEnv(
+      {
+        PATH: "/bin",
+        HOME: "/h",
+        BUN_OPTIONS: "--preload x.js",
+        bun_options: "x",
+        BUN_BE_BUN: "1",
+        BUN_FEATURE_FLAG_NO_ORPHANS: "1",
+        Bun_Feature_Flag_X: "1",
+        SERVERFS_CONFIG: "/secret",
+        SERVERFS_RUN_ID: "forged",
+        BUN_INSTALL: "/keep",
+        UNDEF: undefined,
+        "BAD=NAME": "x",
+        NUL: "a\0b",
+      },
+      "run-1",
+    );
+    expect(out).toEqual({ PATH: "/bin", HOME: "/h", BUN_INSTALL: "/keep", SERVERFS_RUN_ID: "run-1" });
+    expect(scrubEnv({ SERVERFS_RUN_ID: "x", A: "1" })).toEqual({ A: "1" });
+  });
+});
+
+describe("ByteRing", () => {
+  test("keeps exactly the most recent bytes across wraps and oversized chunks", () => {
+    const ring = new ByteRing(5);
+    ring.push(new TextEncoder().encode("abc"));
+    expect(new TextDecoder().decode(ring.snapshot())).toBe("abc");
+    ring.push(new TextEncoder().encode("defg"));
+    expect(new TextDecoder().decode(ring.snapshot())).toBe("cdefg");
+    ring.push(new TextEncoder().encode("0123456789"));
+    expect(new TextDecoder().decode(ring.snapshot())).toBe("56789");
+    for (const ch of "xyz") ring.push(new TextEncoder().encode(ch));
+    expect(new TextDecoder().decode(ring.snapshot())).toBe("89xyz");
+    const empty = new ByteRing(0);
+    empty.push(new Uint8Array([1, 2]));
+    expect(empty.snapshot().length).toBe(0);
+  });
+});
+
+describe("Windows command-line quoting (CommandLineToArgvW rules)", () => {
+  test("known encodings", () => {
+    expect(quoteWindowsArg("plain")).toBe("plain");
+    expect(quoteWindowsArg("")).toBe('""');
+    expect(quoteWindowsArg("a b")).toBe('"a b"');
+    expect(quoteWindowsArg('say "hi"')).toBe('"say \\"hi\\""');
+    expect(quoteWindowsArg("C:\\dir with space\\")).toBe('"C:\\dir with space\\\\"');
+    expect(quoteWindowsArg("a\\\\b")).toBe("a\\\\b");
+    expect(joinWindowsCommandLine(["C:\\Program Files\\serverfs.exe", "bridge", "--config", "C:\\a b\\c.toml"])).toBe(
+      '"C:\\Program Files\\serverfs.exe" bridge --config "C:\\a b\\c.toml"',
+    );
+    expect(splitWindowsCommandLine('"C:\\x y\\p.exe" a "b c" d\\"e "f""g"')).toEqual(["C:\\x y\\p.exe", "a", "b c", 'd"e', 'f"g']);
+    expect(() => joinWindowsCommandLine(['bad"prog'])).toThrow();
+  });
+
+  test("round trip over 2000 adversarial argument lists", () => {
+    const alphabet = ['"', "\\", " ", "\t", "a", "Z", "é", "\\\\", '\\"', "'", "^", "%", "&"];
+    let seed = 12345;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    for (let n = 0; n < 2000; n++) {
+      const args = Array.from({ length: 1 + Math.floor(random() * 5) }, () =>
+        Array.from({ length: Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""),
+      );
+      const argv = ["C:\\Program Files\\prog.exe", ...args];
+      expect(splitWindowsCommandLine(joinWindowsCommandLine(argv))).toEqual(argv);
+    }
+  });
+});
+
+describe("process-table decoders", () => {
+  test("/proc/<pid>/stat with spaces and parentheses in the command", () => {
+    const line = "4242 (we (ird) name) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 1000 10 0";
+    expect(parseProcStat(line)).toEqual({
+      pid: 4242,
+      ppid: 1,
+      pgid: 4242,
+      sid: 4242,
+      zombie: false,
+      startTime: "987654",
+      command: "we (ird) name",
+    });
+    expect(parseProcStat("7 (z) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0")?.zombie).toBe(true);
+    expect(parseProcStat("garbage")).toBeNull();
+  });
+
+  test("marker matching is exact", () => {
+    expect(findMarker("A=1\0SERVERFS_RUN_ID=run-1\0B=2", ["run-1"])).toBe("run-1");
+    expect(findMarker("SERVERFS_RUN_ID=run-10", ["run-1"])).toBeNull();
+    expect(findMarker("XSERVERFS_RUN_ID=run-1", ["run-1"])).toBeNull();
+    expect(findMarker("SERVERFS_RUN_ID=run-1", [])).toBeNull();
+  });
+
+  test("macOS proc_bsdinfo layout and KERN_PROCARGS2 environment", () => {
+    const info = new Uint8Array(136);
+    const view = new DataView(info.buffer);
+    view.setUint32(4, 5, true); // SZOMB
+    view.setUint32(12, 321, true);
+    view.setUint32(16, 1, true);
+    view.setUint32(20, 501, true);
+    info.set(new TextEncoder().encode("sleep"), 48);
+    view.setUint32(100, 300, true);
+    view.setBigUint64(120, 1700000000n, true);
+    view.setBigUint64(128, 42n, true);
+    expect(parseBsdInfo(info)).toEqual({
+      pid: 321,
+      ppid: 1,
+      uid: 501,
+      zombie: true,
+      command: "sleep",
+      pgid: 300,
+      startTime: "1700000000.42",
+    });
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const parts = [new Uint8Array([2, 0, 0, 0]), enc("/bin/sleep\0\0\0\0"), enc("sleep\0"), enc("1000\0"), enc("A=1\0SERVERFS_RUN_ID=r1\0"), enc("\0junk")];
+    const buffer = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      buffer.set(p, at);
+      at += p.length;
+    }
+    expect(environmentFromProcArgs(buffer)).toBe("A=1\0SERVERFS_RUN_ID=r1");
+    expect(environmentFromProcArgs(new Uint8Array(2))).toBe("");
+  });
+});
+
+describe("Windows names", () => {
+  test("job names are per-session and backslash-free; pipe name derives from the upper-cased SID", () => {
+    expect(jobNameFor("task-1:a")).toBe("Local\\serverfs-run-task-1:a");
+    expect(jobNameFor("a/b\\c")).toBe("Local\\serverfs-run-a_b_c");
+    const name = pipeNameForSid("S-1-5-21-1-2-3-1001");
+    expect(name).toMatch(/^\\\\\.\\pipe\\serverfs-bridge-v1-[0-9a-f]{16}$/);
+    expect(pipeNameForSid("s-1-5-21-1-2-3-1001")).toBe(name);
+    expect(pipeNameForSid("S-1-5-21-1-2-3-1002")).not.toBe(name);
+    expect(() => pipeNameForSid("not a sid")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+  });
+});
