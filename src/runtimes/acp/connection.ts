@@ -5,7 +5,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { ServerfsError } from "../../errors.ts";
 import { agentRefused, protocolError } from "./protocol-errors.ts";
-import { childStream, type ChildPipes } from "./transport.ts";
+import { RAW_SESSION_UPDATE, childStream, type ChildPipes } from "./transport.ts";
 
 /** A session/update as received: the envelope checked, the update itself left for the mapper. */
 export interface RawSessionUpdate {
@@ -76,7 +76,7 @@ export class AcpPeer {
         handlers.onActivity();
         return handlers.onPermissionRequest(params, signal);
       })
-      .onNotification(acp.methods.client.session.update, parseSessionUpdate, ({ params }) => {
+      .onNotification(RAW_SESSION_UPDATE, parseSessionUpdate, ({ params }) => {
         handlers.onActivity();
         handlers.onSessionUpdate(params);
       })

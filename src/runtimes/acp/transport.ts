@@ -5,6 +5,10 @@
 //     not speaking ACP, so the first such response is reported as a protocol violation instead
 //     of being written back to the agent.
 //   - writes to a child that has already exited must not surface as unhandled rejections.
+//   - the SDK's client validates every `session/update` against the stable schema before any
+//     handler runs and drops what fails, so an update type newer than the schema would vanish
+//     without a trace. Updates are therefore handed to our own handler under an internal method
+//     name, in arrival order, and mapped defensively there (mapping.ts).
 import * as acp from "@agentclientprotocol/sdk";
 import type { FileSink } from "bun";
 
@@ -25,6 +29,23 @@ export interface ChildPipes {
 export interface TransportEvents {
   /** stdout carried something that is not a JSON-RPC message. Called at most once. */
   onViolation(): void;
+}
+
+/** Internal name `session/update` notifications are delivered under (never sent on the wire). */
+export const RAW_SESSION_UPDATE = "_serverfs/raw_session_update";
+
+function rerouteSessionUpdates(readable: ReadableStream<acp.AnyMessage>): ReadableStream<acp.AnyMessage> {
+  return readable.pipeThrough(
+    new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform(message, controller) {
+        if ("method" in message && message.method === acp.methods.client.session.update && !("id" in message)) {
+          controller.enqueue({ ...message, method: RAW_SESSION_UPDATE });
+        } else {
+          controller.enqueue(message);
+        }
+      },
+    }),
+  );
 }
 
 export function childStream(pipes: ChildPipes, events: TransportEvents, maxMessageBytes?: number): acp.Stream {
@@ -52,7 +73,8 @@ export function childStream(pipes: ChildPipes, events: TransportEvents, maxMessa
       closeChildInput(pipes);
     },
   });
-  return acp.ndJsonStream(output, pipes.stdout, maxMessageBytes === undefined ? {} : { maxMessageBytes });
+  const stream = acp.ndJsonStream(output, pipes.stdout, maxMessageBytes === undefined ? {} : { maxMessageBytes });
+  return { writable: stream.writable, readable: rerouteSessionUpdates(stream.readable) };
 }
 
 /** End the child's stdin (the polite "we are done" every well-behaved agent exits on). */
