@@ -96,7 +96,7 @@ class Scanner {
    * Scan one open regular file. `want` is how many matches are still useful (limit+1 - found).
    * Returns the file's matches (already NUL-cut).
    */
-  scanFile(fd: number, path: string, want: number, deadline: () => void): FileMatch[] {
+  scanFile(fd: number, size: number, path: string, want: number, deadline: () => void): FileMatch[] {
     const B = this.buf;
     const out: FileMatch[] = [];
     let filled = 0; // bytes held in B
@@ -106,7 +106,18 @@ class Scanner {
     let linesBefore = 0;
     let cut = Number.POSITIVE_INFINITY;
     let matching = true;
+    let prefilled = false;
 
+    // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
+    // candidate for the needle; nothing else needs doing.
+    if (this.caseSensitive && size < B.length) {
+      const n = fs.readSync(fd, B, 0, B.length, 0);
+      const view = B.subarray(0, n);
+      if (n >= size && view.indexOf(0) === -1 && view.indexOf(this.needle) === -1) return [];
+      filled = n;
+      filePos = n;
+      prefilled = true;
+    }
     for (;;) {
       deadline();
       if (filled === B.length) {
@@ -127,9 +138,19 @@ class Scanner {
         if (out.length >= want) matching = false;
         continue;
       }
-      const n = fs.readSync(fd, B, filled, B.length - filled, filePos);
-      const eof = n === 0;
-      const newStart = filled;
+      let n: number;
+      let newStart = filled;
+      if (prefilled) {
+        // bytes already read by the fast path above
+        prefilled = false;
+        n = filled;
+        newStart = 0;
+        filled = 0;
+        filePos = 0;
+      } else n = fs.readSync(fd, B, filled, B.length - filled, filePos);
+      // Reaching the fstat size counts as EOF: it saves a read and the newline bookkeeping that
+      // only multi-buffer files need (a file growing meanwhile is searched up to its old size).
+      const eof = n === 0 || filePos + n >= size;
       filePos += n;
       filled += n;
       let procEnd: number;
@@ -383,7 +404,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         try {
           const st = fs.fstatSync(fd);
           if (!st.isFile() || st.size > maxFile) continue;
-          const found = scanner.scanFile(fd, rel, want - matches.length, deadline);
+          const found = scanner.scanFile(fd, st.size, rel, want - matches.length, deadline);
           for (const m of found) {
             const { lineEndAbs: _drop, ...match } = m;
             matches.push(match);
