@@ -11,7 +11,7 @@ import { AcpTurn, type Diagnostics } from "./turn.ts";
 
 export interface AcpAdapterOptions {
   profile: AcpProfile;
-  agent: Pick<AgentConfig, "provider_env_file" | "proxy" | "event_idle_timeout_seconds">;
+  agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds">;
   /** Per-task temp directories are created under here (the deployment's `<state>/tmp`). */
   tmpRoot: string;
   services: RuntimeServices;

@@ -1,13 +1,10 @@
-// The variables an ACP agent child gets on top of the Bridge's scrubbed provider environment
-// (which TaskContext.spawn supplies): the private provider env file, then the proxy variables
-// when the profile routes through the Agent proxy, then a per-task temp directory. Later layers
-// win; nothing a task caller sends reaches this function.
-import { isScrubbedName } from "../../../platform/env.ts";
+// The variables an ACP agent child gets on top of the Bridge's provider environment (which
+// TaskContext.spawn supplies: the Bridge's own environment, scrubbed, plus the private provider
+// env file): the proxy variables when the profile routes through the Agent proxy, then a per-task
+// temp directory. Nothing a task caller sends reaches this function.
 import type { ProxyConfig } from "../../config/types.ts";
-import { readProviderEnvFile } from "./provider-env.ts";
 
 export interface ChildEnvInput {
-  providerEnvFile: string | null;
   proxy: ProxyConfig;
   useProxy: boolean;
   /** Per-task temp directory (already created, 0700). */
@@ -16,7 +13,6 @@ export interface ChildEnvInput {
 
 export function childEnvExtras(input: ChildEnvInput): Record<string, string> {
   const env: Record<string, string> = {};
-  if (input.providerEnvFile !== null) Object.assign(env, readProviderEnvFile(input.providerEnvFile));
   if (input.useProxy && input.proxy.enabled && input.proxy.url !== null) {
     const noProxy = input.proxy.no_proxy.join(",");
     for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) env[name] = input.proxy.url;
@@ -31,8 +27,5 @@ export function childEnvExtras(input: ChildEnvInput): Record<string, string> {
     env.TEMP = input.tmpDir;
     env.TMP = input.tmpDir;
   }
-  // The file is verbatim operator data, but it cannot re-add what no child may have (README §4)
-  // nor forge the per-task run marker the crash sweep relies on.
-  for (const name of Object.keys(env)) if (isScrubbedName(name)) delete env[name];
   return env;
 }

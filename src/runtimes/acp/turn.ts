@@ -43,7 +43,7 @@ export interface Diagnostics {
 
 export interface TurnOptions {
   profile: AcpProfile;
-  agent: Pick<AgentConfig, "provider_env_file" | "proxy" | "event_idle_timeout_seconds">;
+  agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds">;
   /** Directory under the state dir that holds per-task temp directories. */
   tmpRoot: string;
   diagnostics: Diagnostics;
@@ -113,7 +113,6 @@ export class AcpTurn {
   private async drive(tmpDir: string): Promise<AdapterResult> {
     const { profile } = this.opts;
     const env = childEnvExtras({
-      providerEnvFile: this.opts.agent.provider_env_file,
       proxy: this.opts.agent.proxy,
       useProxy: profile.use_proxy,
       tmpDir,

@@ -5,7 +5,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { containment, scrubEnv } from "../../../platform/index.ts";
+import { containment } from "../../../platform/index.ts";
+import { providerEnvironment } from "../../../src/bridge/provider-env.ts";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile, AgentConfig } from "../../../src/config/types.ts";
@@ -45,9 +46,8 @@ export function profileFor(fixture: string, args: string[] = [], overrides: Part
   };
 }
 
-export function agentConfig(overrides: Partial<AgentConfig> = {}): Pick<AgentConfig, "provider_env_file" | "proxy" | "event_idle_timeout_seconds"> {
+export function agentConfig(overrides: Partial<AgentConfig> = {}): Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds"> {
   return {
-    provider_env_file: overrides.provider_env_file ?? null,
     proxy: overrides.proxy ?? { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
     event_idle_timeout_seconds: overrides.event_idle_timeout_seconds ?? null,
   };
@@ -97,6 +97,8 @@ export class TestTask implements TaskContext {
     readonly prompt: string,
     readonly services: MemoryCapabilities,
     opts: { continueNativeSessionId?: string | null; requestedModel?: string | null; profile?: "review" | "workspace-write" } = {},
+    /** The Bridge's provider environment (scrubbed Bridge env + provider env file), as the service passes it. */
+    private readonly providerEnv: Record<string, string> = providerEnvironment(null),
   ) {
     runCounter++;
     this.taskId = `task-${process.pid}-${runCounter}`;
@@ -121,7 +123,7 @@ export class TestTask implements TaskContext {
     const proc = await containment().spawn({
       argv: spec.argv,
       cwd: spec.cwd ?? this.cwd,
-      env: { ...scrubEnv(process.env, this.runId), ...(spec.env ?? {}) },
+      env: { ...this.providerEnv, ...(spec.env ?? {}), SERVERFS_RUN_ID: this.runId },
       runId: this.runId,
       stderrLimitBytes: spec.stderrLimitBytes ?? 64 * 1024,
     });
@@ -171,6 +173,8 @@ export interface Rig {
   tmpRoot: string;
   services: MemoryCapabilities;
   diagnostics: RecordingDiagnostics;
+  /** Provider env file applied to the next tasks' environment (as the Bridge does at start). */
+  providerEnvFile: string | null;
   adapter(profile: AcpProfile, agent?: ReturnType<typeof agentConfig>): AcpAdapter;
   task(prompt: string, opts?: ConstructorParameters<typeof TestTask>[3]): TestTask;
   cleanup(): void;
@@ -185,16 +189,18 @@ export function makeRig(): Rig {
   fs.mkdirSync(stateDir);
   const services = new MemoryCapabilities();
   const diagnostics = new RecordingDiagnostics();
-  return {
+  const rig: Rig = {
     dir,
     stateDir,
     tmpRoot,
     services,
     diagnostics,
+    providerEnvFile: null,
     adapter: (profile, agent = agentConfig()) => new AcpAdapter({ profile, agent, tmpRoot, services, diagnostics }),
-    task: (prompt, opts) => new TestTask(dir, prompt, services, opts),
+    task: (prompt, opts) => new TestTask(dir, prompt, services, opts, providerEnvironment(rig.providerEnvFile)),
     cleanup: () => fs.rmSync(base, { recursive: true, force: true }),
   };
+  return rig;
 }
 
 /** Run and capture either the result or the coded error. */

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { makeRig, outcome, profileFor, type Rig } from "./harness.ts";
+import { agentConfig, makeRig, outcome, profileFor, type Rig } from "./harness.ts";
 
 let rig: Rig;
 beforeEach(() => {
@@ -124,11 +124,7 @@ describe("permissions", () => {
       await Bun.sleep(1600);
       return { decision: "approve_once", option_id: "opt-once", granted_permission_ids: [] };
     };
-    const adapter = rig.adapter(profileFor("scripted-agent.ts"), {
-      provider_env_file: null,
-      proxy: { enabled: false, url: null, no_proxy: [] },
-      event_idle_timeout_seconds: 1,
-    });
+    const adapter = rig.adapter(profileFor("scripted-agent.ts"), agentConfig({ event_idle_timeout_seconds: 1 }));
     const result = await adapter.run(task);
     expect(result.finalResponse).toContain("wrote");
   });
