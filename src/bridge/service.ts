@@ -548,35 +548,43 @@ export class BridgeService {
   // Runner (§3.3)
 
   private async runTask(run: ActiveRun, adapter: RuntimeAdapter): Promise<void> {
-    let providerReturned = false;
+    type Outcome = { kind: "ok"; value: AdapterResult } | { kind: "error"; error: unknown } | { kind: "abandoned" };
+    let outcome: Outcome = { kind: "abandoned" };
     try {
-      if (run.abort.signal.aborted || isTerminal(this.store.require(run.taskId).status)) return;
-      this.store.transition(run.taskId, "starting", {}, ["queued"]);
-      this.strictEvent(run, "task.started", { runtime: run.runtime });
-      this.store.transition(run.taskId, "running", {}, ["starting"]);
-      this.watchers.notify(run.taskId);
-      const deadline = this.store.require(run.taskId).deadline_at;
-      if (deadline) {
-        const ms = Math.max(0, Date.parse(deadline) - Date.now());
-        run.timers.push(setTimeout(() => this.abortRun(run, "timeout"), Math.min(ms, 2_147_483_647)));
+      if (!run.abort.signal.aborted && !isTerminal(this.store.require(run.taskId).status)) {
+        this.store.transition(run.taskId, "starting", {}, ["queued"]);
+        this.strictEvent(run, "task.started", { runtime: run.runtime });
+        this.store.transition(run.taskId, "running", {}, ["starting"]);
+        this.watchers.notify(run.taskId);
+        const deadline = this.store.require(run.taskId).deadline_at;
+        if (deadline) {
+          const ms = Math.max(0, Date.parse(deadline) - Date.now());
+          run.timers.push(setTimeout(() => this.abortRun(run, "timeout"), Math.min(ms, 2_147_483_647)));
+        }
+        const ctx = this.contextFor(run);
+        const call = run.continueSessionId && adapter.continue ? adapter.continue(ctx) : adapter.run(ctx);
+        outcome = await this.awaitProvider(run, call);
       }
-      const ctx = this.contextFor(run);
-      const call = run.continueSessionId && adapter.continue ? adapter.continue(ctx) : adapter.run(ctx);
-      const outcome = await this.awaitProvider(run, call);
-      if (outcome.kind === "abandoned") return;
+    } catch (err) {
+      outcome = { kind: "error", error: err };
+    }
+    // The provider tree is stopped (and the stop proved) before a success or failure is
+    // published, so a terminal task never has live provider processes behind it.
+    const proved = await this.stopContainment(run, outcome.kind === "ok");
+    try {
       if (outcome.kind === "error") throw outcome.error;
-      providerReturned = true;
-      const result = outcome.value;
-      this.recordIds(run, result.nativeSessionId ?? null, result.nativeTurnId ?? null);
-      if (typeof result.finalResponse !== "string") {
-        throw new ServerfsError("AGENT_PROVIDER_ERROR", "provider returned no text result");
+      if (outcome.kind === "ok") {
+        const result = outcome.value;
+        this.recordIds(run, result.nativeSessionId ?? null, result.nativeTurnId ?? null);
+        if (typeof result.finalResponse !== "string") {
+          throw new ServerfsError("AGENT_PROVIDER_ERROR", "provider returned no text result");
+        }
+        if (run.abortReason === null && !isTerminal(this.store.require(run.taskId).status)) this.finalize(run, result);
       }
-      if (run.abortReason !== null || isTerminal(this.store.require(run.taskId).status)) return;
-      this.finalize(run, result);
     } catch (err) {
       this.failRun(run, err);
     } finally {
-      await this.cleanupRun(run, adapter, providerReturned);
+      this.releaseRun(run, proved);
     }
   }
 
@@ -649,14 +657,13 @@ export class BridgeService {
     this.watchers.notify(run.taskId);
   }
 
-  /** Every outcome: stop the containment set, clear the guard only with proof, always release the lease. */
-  private async cleanupRun(run: ActiveRun, adapter: RuntimeAdapter, providerReturned: boolean): Promise<void> {
+  /** Stop every process of the task's containment set; true only when every stop is proved. */
+  private async stopContainment(run: ActiveRun, providerReturned: boolean): Promise<boolean> {
     for (const t of run.timers) clearTimeout(t);
     if (run.waiter) {
       run.waiter.reject(new ServerfsError("REQUEST_STALE", "the task ended"));
       run.waiter = null;
     }
-    if (!run.abort.signal.aborted) run.abort.abort();
     let proved = true;
     for (const proc of run.processes) {
       try {
@@ -670,9 +677,13 @@ export class BridgeService {
       }
     }
     // An adapter that started no process of its own (e.g. a shared daemon) proves stop only by returning.
-    if (run.processes.length === 0 && !providerReturned && this.store.get(run.taskId)?.provider_started === 1) {
-      proved = false;
-    }
+    if (run.processes.length === 0 && !providerReturned && this.store.get(run.taskId)?.provider_started === 1) proved = false;
+    return proved;
+  }
+
+  /** Every outcome: clear the guard only with proof, always release the lease. Synchronous on purpose. */
+  private releaseRun(run: ActiveRun, proved: boolean): void {
+    if (!run.abort.signal.aborted) run.abort.abort();
     if (run.workspaceWrite && run.guardFile) {
       if (proved) {
         try {
@@ -688,7 +699,6 @@ export class BridgeService {
     this.active.delete(run.taskId);
     this.events.flush();
     this.watchers.notify(run.taskId);
-    void adapter;
     try {
       this.gc();
     } catch {

@@ -128,8 +128,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async waitFor(taskId, pred, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
-      for (;;) {
-        const t = await client.call("task.get", { task_id: taskId, wait_seconds: 1 });
+      for (let first = true; ; first = false) {
+        const t = await client.call("task.get", { task_id: taskId, wait_seconds: first ? 0 : 1 });
         if (pred(t)) return t;
         if (Date.now() > until) throw new Error(`timed out waiting on ${taskId}: ${JSON.stringify(t.status)}`);
       }

@@ -1,8 +1,9 @@
-// Entry point for the Bridge: one AcpAdapter per configured ACP profile, keyed by runtime id.
+// Entry point for the Bridge: the ACP runtime family, one AcpAdapter per configured ACP profile.
+// It has the RuntimeFamily shape of src/bridge/adapters.ts, so registering it there is one line.
 import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
-import type { Logger } from "../../log.ts";
-import type { AdapterFactory } from "../types.ts";
+import { createLogger, type Logger } from "../../log.ts";
+import type { RuntimeAdapter, RuntimeServices } from "../types.ts";
 import { AcpAdapter } from "./adapter.ts";
 import type { Diagnostics } from "./turn.ts";
 
@@ -13,11 +14,14 @@ export function loggerDiagnostics(logger: Logger): Diagnostics {
   return { record: (kind, fields) => logger.warn(`acp.${kind}`, fields) };
 }
 
-export function acpAdapterFactories(registry: Registry, diagnostics: Diagnostics): Map<string, AdapterFactory> {
+export function acpRuntimeFamily(
+  registry: Registry,
+  services: (runtime: string) => RuntimeServices,
+  _options: unknown = {},
+  diagnostics: Diagnostics = loggerDiagnostics(createLogger({ level: registry.server.log_level })),
+): RuntimeAdapter[] {
   const tmpRoot = deploymentPaths(registry).tmpDir;
-  const out = new Map<string, AdapterFactory>();
-  for (const profile of registry.agent.acp_profiles) {
-    out.set(profile.runtime, (services) => new AcpAdapter({ profile, agent: registry.agent, tmpRoot, services, diagnostics }));
-  }
-  return out;
+  return registry.agent.acp_profiles.map(
+    (profile) => new AcpAdapter({ profile, agent: registry.agent, tmpRoot, services: services(profile.runtime), diagnostics }),
+  );
 }
