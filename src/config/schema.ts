@@ -1,124 +1,233 @@
-// The shape of the raw configuration document, checked with arktype: types, required keys,
-// unknown keys, grammars and single-field ranges. Both source formats are mapped onto this one
-// shape (the TOML layout) before it is checked, so a key accepted in one format cannot be
-// refused in the other. Rules that relate several fields live in normalize.ts.
+// The shape of the raw configuration document: types, required keys, unknown keys, grammars
+// and single-field ranges. Both source formats are mapped onto this one shape (the TOML layout)
+// before it is checked, so a key accepted in one format cannot be refused in the other. Rules
+// that relate several fields live in normalize.ts.
 //
-// This module is the only importer of arktype; load.ts imports it lazily (its import costs
-// ~200 ms, see bench/startup/config-load.ts).
-import { type } from "arktype";
+// The schema is written with @ark/schema, arktype's own validation core (the exact version
+// arktype 2.2.10 pins), as node definitions rather than arktype's string DSL: the `arktype`
+// entry point builds its whole keyword scope at import (~300 ms, on every `serve` start), the
+// core costs ~50 ms (bench/startup/config-load.ts). Errors are the same ArkErrors either way.
+import { ArkErrors, rootSchema } from "@ark/schema";
 import { BOUNDS } from "./defaults.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
 
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+// ---- node builders: each puts its description on every constraint, so any failure reads
+// "expected <description>" rather than arktype's generic constraint wording.
 
-// `boolean` is a union in arktype and reports as one; a narrowed unknown reports "a boolean".
-const bool = type("unknown").narrow(
-  (v, ctx): v is boolean => typeof v === "boolean" || ctx.mustBe("a boolean (true or false)"),
-);
-const positiveInt = type(`0 < number.integer <= ${MAX_SAFE}`).describe("a positive integer");
-const str = type("string").describe("a string");
-const strList = (max: number, what: string) =>
-  str.array().atMostLength(max).describe(`a list of at most ${max} ${what}`);
-const alias = type(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/).describe(
-  "an alias: a letter, then up to 31 letters, digits, '_' or '-'",
-);
-const agentMode = type("'disabled' | 'review' | 'workspace-write'").describe(
-  '"disabled", "review" or "workspace-write"',
-);
-const runtimeName = type(/^(codex|claude|qoder|fake|acp-[a-z][a-z0-9_-]{0,27})$/).describe(
+type Node = ReturnType<typeof rootSchema>;
+
+const str: Node = rootSchema({ domain: "string", meta: "a string" });
+
+function integerIn(max: number, meta: string): Node {
+  return rootSchema({
+    domain: { domain: "number", meta },
+    divisor: { rule: 1, meta },
+    min: { rule: 0, exclusive: true, meta },
+    max: { rule: max, meta },
+  });
+}
+
+function matching(pattern: string, meta: string): Node {
+  return rootSchema({ domain: { domain: "string", meta }, pattern: [{ rule: pattern, meta }] });
+}
+
+function listOf(element: Node, max: number, meta: string, min?: number): Node {
+  return rootSchema({
+    // The runtime accepts `meta` on a proto node (it is how a non-list reports "expected <meta>");
+    // the published type omits it.
+    proto: { proto: Array, meta } as unknown as ArrayConstructor,
+    sequence: element,
+    maxLength: { rule: max, meta },
+    ...(min !== undefined ? { minLength: { rule: min, meta } } : {}),
+  });
+}
+
+function oneOf(values: readonly string[], meta: string): Node {
+  return rootSchema({ branches: values.map((unit) => ({ unit, meta })), meta });
+}
+
+/** A table with exactly these keys (`required` must be present; unknown keys are refused). */
+function table(required: Record<string, Node>, optional: Record<string, Node>): Node {
+  const meta = "a table";
+  return rootSchema({
+    domain: { domain: "object", meta },
+    required: Object.entries(required).map(([key, value]) => ({ key, value })),
+    optional: Object.entries(optional).map(([key, value]) => ({ key, value })),
+    undeclared: "reject",
+  });
+}
+
+// `boolean` is a union (true | false) and would report as one; a predicate reports "a boolean".
+const bool: Node = rootSchema({
+  predicate: [(v: unknown, ctx) => typeof v === "boolean" || ctx.mustBe("a boolean (true or false)")],
+});
+const positiveInt = integerIn(Number.MAX_SAFE_INTEGER, "a positive integer");
+const strList = (max: number, what: string) => listOf(str, max, `a list of at most ${max} ${what}`);
+
+const alias = matching("^[A-Za-z][A-Za-z0-9_-]{0,31}$", "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
+const runtimeName = matching(
+  "^(codex|claude|qoder|fake|acp-[a-z][a-z0-9_-]{0,27})$",
   'a runtime name: "codex", "claude", "qoder", "fake" or "acp-<profile id>"',
 );
-const acpId = type(/^[a-z][a-z0-9_-]{0,27}$/).describe(
+const acpId = matching(
+  "^[a-z][a-z0-9_-]{0,27}$",
   "a profile id: a lowercase letter, then up to 27 lowercase letters, digits, '_' or '-'",
 );
+const agentMode = oneOf(["disabled", "review", "workspace-write"], '"disabled", "review" or "workspace-write"');
 
 const policyFields = {
-  "allow_hidden?": bool,
-  "disable_default_deny?": bool,
-  "extra_deny_globs?": strList(BOUNDS.maxDenyGlobs, "glob strings"),
-  "max_read_bytes?": positiveInt,
-  "max_read_lines?": positiveInt,
-  "max_write_bytes?": positiveInt,
-  "binary_transfer_enabled?": bool,
-  "max_binary_transfer_bytes?": positiveInt,
-} as const;
+  allow_hidden: bool,
+  disable_default_deny: bool,
+  extra_deny_globs: strList(BOUNDS.maxDenyGlobs, "glob strings"),
+  max_read_bytes: positiveInt,
+  max_read_lines: positiveInt,
+  max_write_bytes: positiveInt,
+  binary_transfer_enabled: bool,
+  max_binary_transfer_bytes: positiveInt,
+};
 
-const workdir = type({
-  "+": "reject",
-  alias,
-  path: str,
-  "description?": str,
-  "read_only?": bool,
-  "agent_mode?": agentMode,
-  "agent_runtimes?": runtimeName.array().atMostLength(BOUNDS.maxAcpProfiles + 4).describe("a list of runtime names"),
-  ...policyFields,
-});
+const workdir = table(
+  { alias, path: str },
+  {
+    description: str,
+    read_only: bool,
+    agent_mode: agentMode,
+    agent_runtimes: listOf(runtimeName, BOUNDS.maxAcpProfiles + 4, "a list of runtime names"),
+    ...policyFields,
+  },
+);
 
-const nativeRuntime = type({ "+": "reject", "enabled?": bool, "bin?": str, "use_proxy?": bool });
+const nativeRuntime = table({}, { enabled: bool, bin: str, use_proxy: bool });
 
-const acpProfile = type({
-  "+": "reject",
-  id: acpId,
-  command: str,
-  "args?": strList(BOUNDS.maxAcpArgs, "argument strings"),
-  "use_proxy?": bool,
-  "probe_timeout_seconds?": type(`0 < number.integer <= ${BOUNDS.maxAcpProbeTimeoutSeconds}`).describe(
-    `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`,
-  ),
-  "shutdown_timeout_seconds?": type(`0 < number.integer <= ${BOUNDS.maxAcpShutdownTimeoutSeconds}`).describe(
-    `an integer from 1 to ${BOUNDS.maxAcpShutdownTimeoutSeconds}`,
-  ),
-});
+const acpProfile = table(
+  { id: acpId, command: str },
+  {
+    args: strList(BOUNDS.maxAcpArgs, "argument strings"),
+    use_proxy: bool,
+    probe_timeout_seconds: integerIn(
+      BOUNDS.maxAcpProbeTimeoutSeconds,
+      `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`,
+    ),
+    shutdown_timeout_seconds: integerIn(
+      BOUNDS.maxAcpShutdownTimeoutSeconds,
+      `an integer from 1 to ${BOUNDS.maxAcpShutdownTimeoutSeconds}`,
+    ),
+  },
+);
 
-const rawDocument = type({
-  "+": "reject",
-  "server?": type({ "+": "reject", "log_level?": str, "state_dir?": str }),
-  "limits?": type({
-    "+": "reject",
-    "default_list_limit?": positiveInt,
-    "max_list_entries?": positiveInt,
-    "default_search_results?": positiveInt,
-    "max_search_results?": positiveInt,
-    "max_walk_entries?": positiveInt,
-    "search_timeout_seconds?": positiveInt,
-    "search_max_file_bytes?": positiveInt,
-    "max_edits_per_call?": positiveInt,
-  }),
-  "defaults?": type({ "+": "reject", ...policyFields }),
-  workdirs: workdir
-    .array()
-    .atLeastLength(1)
-    .atMostLength(BOUNDS.maxTomlWorkdirs)
-    .describe(`a list of 1 to ${BOUNDS.maxTomlWorkdirs} workdirs`),
-  "agent?": type({
-    "+": "reject",
-    "enabled?": bool,
-    "enable_fake_runtime?": bool,
-    "bridge_timeout_seconds?": positiveInt,
-    "task_timeout_seconds?": positiveInt,
-    "interaction_timeout_seconds?": positiveInt,
-    "max_active_tasks?": positiveInt,
-    "retention_seconds?": positiveInt,
-    "result_spool_threshold_bytes?": positiveInt,
-    "event_idle_timeout_seconds?": positiveInt,
-    "provider_env_file?": str,
-    "codex?": nativeRuntime,
-    "claude?": nativeRuntime,
-    "qoder?": nativeRuntime,
-    "proxy?": type({
-      "+": "reject",
-      "enabled?": bool,
-      "url?": str,
-      "no_proxy?": strList(BOUNDS.maxNoProxyEntries, "host strings"),
-    }),
-    "acp_profiles?": acpProfile
-      .array()
-      .atMostLength(BOUNDS.maxAcpProfiles)
-      .describe(`a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
-  }),
-});
+const rawDocument = table(
+  { workdirs: listOf(workdir, BOUNDS.maxTomlWorkdirs, `a list of 1 to ${BOUNDS.maxTomlWorkdirs} workdirs`, 1) },
+  {
+    server: table({}, { log_level: str, state_dir: str }),
+    limits: table(
+      {},
+      {
+        default_list_limit: positiveInt,
+        max_list_entries: positiveInt,
+        default_search_results: positiveInt,
+        max_search_results: positiveInt,
+        max_walk_entries: positiveInt,
+        search_timeout_seconds: positiveInt,
+        search_max_file_bytes: positiveInt,
+        max_edits_per_call: positiveInt,
+      },
+    ),
+    defaults: table({}, policyFields),
+    agent: table(
+      {},
+      {
+        enabled: bool,
+        enable_fake_runtime: bool,
+        bridge_timeout_seconds: positiveInt,
+        task_timeout_seconds: positiveInt,
+        interaction_timeout_seconds: positiveInt,
+        max_active_tasks: positiveInt,
+        retention_seconds: positiveInt,
+        result_spool_threshold_bytes: positiveInt,
+        event_idle_timeout_seconds: positiveInt,
+        provider_env_file: str,
+        codex: nativeRuntime,
+        claude: nativeRuntime,
+        qoder: nativeRuntime,
+        proxy: table({}, { enabled: bool, url: str, no_proxy: strList(BOUNDS.maxNoProxyEntries, "host strings") }),
+        acp_profiles: listOf(acpProfile, BOUNDS.maxAcpProfiles, `a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
+      },
+    ),
+  },
+);
 
-export type RawDocument = typeof rawDocument.infer;
+// ---- the TypeScript view of a document that passed the check above.
+
+interface RawPolicy {
+  allow_hidden?: boolean;
+  disable_default_deny?: boolean;
+  extra_deny_globs?: string[];
+  max_read_bytes?: number;
+  max_read_lines?: number;
+  max_write_bytes?: number;
+  binary_transfer_enabled?: boolean;
+  max_binary_transfer_bytes?: number;
+}
+
+export interface RawWorkdir extends RawPolicy {
+  alias: string;
+  path: string;
+  description?: string;
+  read_only?: boolean;
+  agent_mode?: "disabled" | "review" | "workspace-write";
+  agent_runtimes?: string[];
+}
+
+interface RawNativeRuntime {
+  enabled?: boolean;
+  bin?: string;
+  use_proxy?: boolean;
+}
+
+export interface RawAcpProfile {
+  id: string;
+  command: string;
+  args?: string[];
+  use_proxy?: boolean;
+  probe_timeout_seconds?: number;
+  shutdown_timeout_seconds?: number;
+}
+
+export interface RawAgent {
+  enabled?: boolean;
+  enable_fake_runtime?: boolean;
+  bridge_timeout_seconds?: number;
+  task_timeout_seconds?: number;
+  interaction_timeout_seconds?: number;
+  max_active_tasks?: number;
+  retention_seconds?: number;
+  result_spool_threshold_bytes?: number;
+  event_idle_timeout_seconds?: number;
+  provider_env_file?: string;
+  codex?: RawNativeRuntime;
+  claude?: RawNativeRuntime;
+  qoder?: RawNativeRuntime;
+  proxy?: { enabled?: boolean; url?: string; no_proxy?: string[] };
+  acp_profiles?: RawAcpProfile[];
+}
+
+export interface RawDocument {
+  server?: { log_level?: string; state_dir?: string };
+  limits?: Partial<Record<
+    | "default_list_limit"
+    | "max_list_entries"
+    | "default_search_results"
+    | "max_search_results"
+    | "max_walk_entries"
+    | "search_timeout_seconds"
+    | "search_max_file_bytes"
+    | "max_edits_per_call",
+    number
+  >>;
+  defaults?: RawPolicy;
+  workdirs: RawWorkdir[];
+  agent?: RawAgent;
+}
 
 function valueAt(root: unknown, path: KeyPath): unknown {
   let cur: unknown = root;
@@ -136,10 +245,10 @@ function describeActual(value: unknown): string {
   return describeType(value);
 }
 
-/** Check the raw document's shape. Problems come in arktype's traversal order (deterministic). */
+/** Check the raw document's shape. Problems come in the schema's traversal order (deterministic). */
 export function checkRawDocument(raw: unknown): { ok: true; doc: RawDocument } | { ok: false; problems: Problem[] } {
-  const out = rawDocument(raw);
-  if (!(out instanceof type.errors)) return { ok: true, doc: out };
+  const out: unknown = rawDocument(raw);
+  if (!(out instanceof ArkErrors)) return { ok: true, doc: out as RawDocument };
   const problems: Problem[] = [];
   for (const err of out) {
     const path = err.path.map((p) => (typeof p === "number" ? p : String(p)));
