@@ -6,7 +6,12 @@
 //   `[^...]` negate, an unterminated `[` is a literal, no braces. Case-sensitive on every platform.
 
 function escapeRegex(ch: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(ch) ? `\\${ch}` : ch;
+  return /[\\^$.*+?()[\]{}|]/.test(ch) ? `\\${ch}` : ch;
+}
+
+/** Inside a character class only these need escaping (and `\-` is legal there in u-mode). */
+function escapeClass(ch: string): string {
+  return /[\\\]\[^-]/.test(ch) ? `\\${ch}` : ch;
 }
 
 /** Parse `[...]` starting after the `[` at chars[i]; returns the class source and the next index, or null if unterminated. */
@@ -29,10 +34,10 @@ function parseClass(chars: string[], i: number, caretNegates: boolean, excludeSl
     const b = body[k + 2];
     if (dash === "-" && b !== undefined) {
       // A reversed range matches nothing (Python drops it); keep it out of the class.
-      if ((a.codePointAt(0) as number) <= (b.codePointAt(0) as number)) cls += `${escapeRegex(a)}-${escapeRegex(b)}`;
+      if ((a.codePointAt(0) as number) <= (b.codePointAt(0) as number)) cls += `${escapeClass(a)}-${escapeClass(b)}`;
       k += 2;
     } else {
-      cls += escapeRegex(a);
+      cls += escapeClass(a);
     }
   }
   let re: string;

@@ -77,12 +77,23 @@ function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
 
 export const linuxNative: FsNative = {
   openRoot(hostPath) {
-    return fs.openSync(hostPath, O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC);
+    try {
+      return fs.openSync(hostPath, O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC);
+    } catch (err) {
+      // O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR; the operator deserves the real reason
+      if ((err as { code?: string }).code === "ENOTDIR" && fs.lstatSync(hostPath).isSymbolicLink()) throw new sys.SysError(40, "open");
+      throw err;
+    }
   },
 
   openBeneath(dirfd, parts, kind, mode = 0) {
     const flags = FLAGS[kind];
-    if (sys.hasOpenat2()) return sys.openat2(dirfd, parts.length === 0 ? "." : parts.join("/"), flags, mode);
+    if (sys.hasOpenat2()) {
+      // RESOLVE_NO_SYMLINKS already refuses a final symlink with ELOOP; O_NOFOLLOW|O_DIRECTORY
+      // would turn that into an ambiguous ENOTDIR, so directory opens drop O_NOFOLLOW here.
+      const f = (flags & O.DIRECTORY) !== 0 ? flags & ~O.NOFOLLOW : flags;
+      return sys.openat2(dirfd, parts.length === 0 ? "." : parts.join("/"), f, mode);
+    }
     return walkOpen(dirfd, parts, flags, mode);
   },
 

@@ -1,0 +1,178 @@
+// The lexical policy on its own: normalisation, reserved names, hidden names, deny semantics
+// (README §3.4) and the two glob dialects.
+import { describe, expect, test } from "bun:test";
+import { ServerfsError } from "../../src/errors.ts";
+import { compileFnmatch, compilePathGlob, compileSearchGlob } from "../../src/fs/glob.ts";
+import { normalizeRequestPath, PathPolicy } from "../../src/fs/policy.ts";
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ServerfsError) return err.code;
+    throw err;
+  }
+  return "OK";
+}
+
+const base = { allow_hidden: false, disable_default_deny: false, extra_deny_globs: [] as string[] };
+
+describe("normalizeRequestPath", () => {
+  test("root spellings are all the root", () => {
+    for (const p of ["", ".", "./", "sub/..", "a/b/../..", "./././"]) expect(normalizeRequestPath("w", p)).toEqual([]);
+  });
+  test("escapes and absolute paths are PATH_OUTSIDE_WORKDIR", () => {
+    for (const p of ["..", "../x", "../../etc/passwd", "a/../../x", "/etc/passwd", "~/x", "~", "/"]) {
+      expect(codeOf(() => normalizeRequestPath("w", p))).toBe("PATH_OUTSIDE_WORKDIR");
+    }
+  });
+  test("NUL is ACCESS_DENIED and the message escapes it", () => {
+    let msg = "";
+    try {
+      normalizeRequestPath("w", "a\0b");
+    } catch (err) {
+      expect((err as ServerfsError).code).toBe("ACCESS_DENIED");
+      msg = (err as ServerfsError).message;
+    }
+    expect(msg).not.toContain("\0");
+    expect(msg).toContain("a\\x00b");
+  });
+  test("backslash is an ordinary character on POSIX; .. is lexical", () => {
+    expect(normalizeRequestPath("w", "a\\b")).toEqual(["a\\b"]);
+    expect(normalizeRequestPath("w", "..\\x")).toEqual(["..\\x"]);
+    expect(normalizeRequestPath("w", "a//b/./c/../d")).toEqual(["a", "b", "d"]);
+  });
+});
+
+describe("PathPolicy.check order and sets", () => {
+  const p = new PathPolicy(base);
+  test("reserved beats hidden beats deny", () => {
+    expect(codeOf(() => p.check("w", [".serverfs-tmp-abc"], "x"))).toBe("RESERVED_PATH");
+    expect(codeOf(() => p.check("w", ["sub", ".serverfs-tmp-0123456789abcdef"], "x"))).toBe("RESERVED_PATH");
+    expect(codeOf(() => p.check("w", [".serverfs-disabled"], "x"))).toBe("RESERVED_PATH");
+    expect(codeOf(() => p.check("w", [".env"], "x"))).toBe("HIDDEN_PATH_NOT_ALLOWED");
+    expect(codeOf(() => p.check("w", ["id_rsa"], "x"))).toBe("DENIED_PATH");
+    expect(codeOf(() => p.check("w", ["ok.txt"], "x"))).toBe("OK");
+  });
+  test("reserved even in the most permissive policy", () => {
+    const open = new PathPolicy({ allow_hidden: true, disable_default_deny: true, extra_deny_globs: [] });
+    expect(codeOf(() => open.check("w", [".serverfs-tmp-x"], "x"))).toBe("RESERVED_PATH");
+    expect(codeOf(() => open.check("w", [".serverfs-disabled"], "x"))).toBe("RESERVED_PATH");
+    expect(codeOf(() => open.check("w", [".env"], "x"))).toBe("OK");
+    // case-sensitive on POSIX: a different spelling is an ordinary name
+    expect(codeOf(() => open.check("w", [".SERVERFS-TMP-x"], "x"))).toBe("OK");
+  });
+  test("built-in deny list with hidden allowed", () => {
+    const h = new PathPolicy({ ...base, allow_hidden: true });
+    for (const parts of [[".env"], [".env.local"], ["prod.env"], ["a", "cert.pem"], ["k.key"], ["id_ed25519"], [".ssh", "config"], ["x", ".aws", "credentials"], [".gnupg"], [".kube", "config"]]) {
+      expect(codeOf(() => h.check("w", parts, "x"))).toBe("DENIED_PATH");
+    }
+    expect(codeOf(() => h.check("w", [".gitignore"], "x"))).toBe("OK");
+    expect(codeOf(() => h.check("w", ["env"], "x"))).toBe("OK");
+  });
+  test("disable_default_deny releases the built-ins but never the extra globs", () => {
+    const p2 = new PathPolicy({ allow_hidden: true, disable_default_deny: true, extra_deny_globs: ["*.env"] });
+    expect(codeOf(() => p2.check("w", ["id_rsa"], "x"))).toBe("OK");
+    expect(codeOf(() => p2.check("w", [".ssh", "id_rsa"], "x"))).toBe("OK");
+    expect(codeOf(() => p2.check("w", ["prod.env"], "x"))).toBe("DENIED_PATH");
+  });
+});
+
+describe("deny semantics (README §3.4)", () => {
+  test("a glob without / matches ANY component", () => {
+    const p = new PathPolicy({ ...base, extra_deny_globs: ["internal"] });
+    expect(p.isDenied(["internal"])).toBe(true);
+    expect(p.isDenied(["internal", "x.py"])).toBe(true);
+    expect(p.isDenied(["a", "internal", "b", "c.txt"])).toBe(true);
+    expect(p.isDenied(["internals", "x.py"])).toBe(false);
+    const star = new PathPolicy({ ...base, extra_deny_globs: ["secret*"] });
+    expect(star.isDenied(["secrets", "plan.md"])).toBe(true);
+    expect(star.isDenied(["docs", "secret-plan.md"])).toBe(true);
+  });
+  test("a glob with / matches the workdir-relative path, ** crosses directories, descendants inherit", () => {
+    const p = new PathPolicy({ ...base, extra_deny_globs: ["docs/*.md", "build/**", "**/private/**"] });
+    expect(p.isDenied(["docs", "a.md"])).toBe(true);
+    expect(p.isDenied(["docs", "sub", "a.md"])).toBe(false);
+    expect(p.isDenied(["x", "docs", "a.md"])).toBe(false);
+    expect(p.isDenied(["build"])).toBe(true);
+    expect(p.isDenied(["build", "out", "x.o"])).toBe(true);
+    expect(p.isDenied(["src", "private"])).toBe(true);
+    expect(p.isDenied(["src", "a", "private", "k.txt"])).toBe(true);
+    expect(p.isDenied(["src", "privates", "k.txt"])).toBe(false);
+    const dir = new PathPolicy({ ...base, extra_deny_globs: ["docs/a.md"] });
+    expect(dir.isDenied(["docs", "a.md", "child.txt"])).toBe(true);
+  });
+  test("entryVisible agrees with check for children", () => {
+    const p = new PathPolicy({ ...base, extra_deny_globs: ["internal", "docs/*.md"] });
+    expect(p.entryVisible("", "internal")).toBe(false);
+    expect(p.entryVisible("docs", "a.md")).toBe(false);
+    expect(p.entryVisible("docs", "a.txt")).toBe(true);
+    expect(p.entryVisible("", ".hidden")).toBe(false);
+    expect(p.entryVisible("x", ".serverfs-tmp-1")).toBe(false);
+  });
+});
+
+describe("fnmatch (find_files, component deny)", () => {
+  const m = (pat: string, name: string) => compileFnmatch(pat).test(name);
+  test("wildcards, sets, negation, literal [", () => {
+    expect(m("*.txt", "a.txt")).toBe(true);
+    expect(m("*.txt", "a.TXT")).toBe(false);
+    expect(m("?.md", "a.md")).toBe(true);
+    expect(m("?.md", "ab.md")).toBe(false);
+    expect(m("[ab]*", "banana")).toBe(true);
+    expect(m("[!ab]*", "banana")).toBe(false);
+    expect(m("[!ab]*", "cherry")).toBe(true);
+    expect(m("[a-c]x", "bx")).toBe(true);
+    expect(m("[]]x", "]x")).toBe(true);
+    expect(m("[x", "[x")).toBe(true);
+    expect(m("a.b", "axb")).toBe(false);
+    expect(m("*", ".hidden")).toBe(true);
+    expect(m("日本*", "日本語.txt")).toBe(true);
+    expect(m("?", "🎉")).toBe(true);
+    expect(m("(a|b)", "(a|b)")).toBe(true);
+  });
+});
+
+describe("path glob (search_text glob, rg --glob)", () => {
+  const g = (pat: string, rel: string) => {
+    const name = rel.split("/").pop() as string;
+    return compileSearchGlob(pat)(rel, name);
+  };
+  test("no slash: file name at any depth", () => {
+    expect(g("*.md", "docs/sub/y.md")).toBe(true);
+    expect(g("y.md", "docs/sub/y.md")).toBe(true);
+    expect(g("*.md", "docs/sub/y.txt")).toBe(false);
+  });
+  test("with slash: relative to the search root, components aligned", () => {
+    expect(g("docs/*.md", "docs/x.md")).toBe(true);
+    expect(g("docs/*.md", "docs/sub/y.md")).toBe(false);
+    expect(g("**/y.md", "y.md")).toBe(true);
+    expect(g("**/y.md", "docs/sub/y.md")).toBe(true);
+    expect(g("docs/**", "docs/sub/y.md")).toBe(true);
+    expect(g("docs/**", "other/x.md")).toBe(false);
+    expect(g("docs/**/y.md", "docs/y.md")).toBe(true);
+    expect(g("docs/**/y.md", "docs/a/b/y.md")).toBe(true);
+    expect(g("sub/*.md", "sub/y.md")).toBe(true);
+  });
+  test("* and ? never cross /; classes; unterminated [ literal; braces literal", () => {
+    expect(compilePathGlob("a*b").test("a/b")).toBe(false);
+    expect(compilePathGlob("a?b").test("a/b")).toBe(false);
+    expect(compilePathGlob("[^x]y").test("zy")).toBe(true);
+    expect(compilePathGlob("[!x]y").test("xy")).toBe(false);
+    expect(compilePathGlob("[!x]y").test("/y")).toBe(false);
+    expect(compilePathGlob("a[b").test("a[b")).toBe(true);
+    expect(compilePathGlob("{a,b}.md").test("a.md")).toBe(false);
+    expect(compilePathGlob("{a,b}.md").test("{a,b}.md")).toBe(true);
+  });
+});
+
+describe("regex metacharacters in globs are literal", () => {
+  test("dash, slash, braces, dollar", () => {
+    expect(compileFnmatch("a-b").test("a-b")).toBe(true);
+    expect(compileFnmatch("[a-]x").test("-x")).toBe(true);
+    expect(compileFnmatch("$x^").test("$x^")).toBe(true);
+    expect(compilePathGlob("a-b/c.d").test("a-b/c.d")).toBe(true);
+    expect(compilePathGlob("a-b/c.d").test("a-b/cxd")).toBe(false);
+    expect(compileFnmatch("[\\]").test("\\")).toBe(true);
+  });
+});
