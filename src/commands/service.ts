@@ -1,5 +1,102 @@
+// `serverfs service install|uninstall|start|stop|status [--config FILE] [--allow-root]`: run the
+// Bridge under the OS service manager for the current user. The manager-specific work lives in
+// platform/*/service.ts; this file parses flags, loads the deployment, and reports.
+//
+// Root: the Bridge runs agents with the rights of its user, so `install` refuses root (and the
+// Windows SYSTEM account) unless --allow-root says the operator means it (e.g. a single-user
+// container where root is the only user).
+//
+// `status` asks the Bridge itself (one runtime.list over its socket or pipe), not only the
+// manager: exit 0 when the Bridge answers, 3 when it does not (the LSB "not running" code).
+import { isAbsolute, resolve } from "node:path";
+import { BridgeClient } from "../bridge/ipc/client.ts";
+import { loadRegistry } from "../config/load.ts";
+import { defaultStateDir, deploymentPaths } from "../config/paths.ts";
+import type { Registry } from "../config/types.ts";
 import { ServerfsError } from "../errors.ts";
+import { currentServiceHost, isPrivileged, runningExecutable, serviceManagerFor } from "../../platform/service/index.ts";
+import type { ServiceHost } from "../../platform/service/types.ts";
+import { readBridgeToken } from "../../platform/token.ts";
+import { flag, parseArgs, usage } from "./args.ts";
 
-export async function main(_argv: string[]): Promise<number> {
-  throw new ServerfsError("USAGE_ERROR", "'service' is not built yet");
+const ACTIONS = ["install", "uninstall", "start", "stop", "status"] as const;
+type Action = (typeof ACTIONS)[number];
+export const EXIT_NOT_ANSWERING = 3;
+const STATUS_TIMEOUT_MS = 5000;
+
+function write(lines: string[]): Promise<void> {
+  const text = lines.map((l) => `${l}\n`).join("");
+  return new Promise((done) => {
+    if (process.stdout.write(text)) done();
+    else process.stdout.once("drain", () => done());
+  });
+}
+
+/** Whether the Bridge of this deployment answers one runtime.list; the error code when it does not. */
+export async function bridgeAnswers(registry: Registry, host: ServiceHost): Promise<{ ok: true; runtimes: number } | { ok: false; code: string }> {
+  const paths = deploymentPaths(registry);
+  let pipeToken: string | null = null;
+  if (host.platform === "win32") {
+    try {
+      pipeToken = readBridgeToken(paths.stateDir);
+    } catch (err) {
+      return { ok: false, code: err instanceof ServerfsError ? err.code : "BRIDGE_IDENTITY_UNAVAILABLE" };
+    }
+  }
+  try {
+    const result = await new BridgeClient({ path: paths.socketPath, pipeToken }, STATUS_TIMEOUT_MS).call("runtime.list", {});
+    const runtimes = Array.isArray(result.runtimes) ? result.runtimes.length : 0;
+    return { ok: true, runtimes };
+  } catch (err) {
+    return { ok: false, code: err instanceof ServerfsError ? err.code : "AGENT_BRIDGE_UNAVAILABLE" };
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { config: { value: true }, "allow-root": {} });
+  const [action, ...extra] = args.positionals;
+  if (action === undefined || !(ACTIONS as readonly string[]).includes(action) || extra.length > 0) {
+    throw usage(`expected one of ${ACTIONS.join("|")}${action === undefined ? "" : `, got '${[action, ...extra].join(" ")}'`}`);
+  }
+  const host = currentServiceHost();
+  const configArg = flag(args, "config");
+  const needsConfig = action === "install" || action === "status";
+  if (needsConfig && configArg === undefined) throw usage(`'service ${action}' needs --config FILE`);
+  const configPath = configArg === undefined ? undefined : isAbsolute(configArg) ? configArg : resolve(configArg);
+  const registry = configPath === undefined ? null : (await loadRegistry({ configFile: configPath })).registry;
+  const stateDir = registry ? deploymentPaths(registry).stateDir : defaultStateDir();
+  const manager = serviceManagerFor(host, stateDir);
+
+  switch (action as Action) {
+    case "install": {
+      if (isPrivileged(host) && !args.switches.has("allow-root")) {
+        throw new ServerfsError(
+          "SERVICE_ROOT_REFUSED",
+          "refusing to install the Bridge for root/SYSTEM: install it as the user whose agents it runs (or pass --allow-root)",
+        );
+      }
+      const report = manager.install({ executable: runningExecutable(), configPath: configPath! });
+      await write(report.lines);
+      return 0;
+    }
+    case "uninstall":
+      await write(manager.uninstall().lines);
+      return 0;
+    case "start":
+      await write(manager.start().lines);
+      return 0;
+    case "stop":
+      await write(manager.stop().lines);
+      return 0;
+    case "status": {
+      const state = manager.managerState();
+      const answer = await bridgeAnswers(registry!, host);
+      await write([
+        `service: ${manager.isInstalled() ? "installed" : "not installed"} (${manager.name}: ${manager.definitionPath})`,
+        `manager: ${state ?? "unavailable"}`,
+        answer.ok ? `bridge: answering (${answer.runtimes} runtimes)` : `bridge: not answering (${answer.code})`,
+      ]);
+      return answer.ok ? 0 : EXIT_NOT_ANSWERING;
+    }
+  }
 }
