@@ -1,0 +1,59 @@
+// macOS-only containment checks (libproc walk, sysctl marker scan). They skip elsewhere because
+// libSystem exists only on macOS; the macos.yml workflow runs them. The independent observer is
+// `ps -E`, which prints each process's environment.
+import { describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
+import { containment, peerCredentials } from "../../platform/index.ts";
+import { SHAPES } from "./shapes.ts";
+
+const onMac = process.platform === "darwin";
+
+function liveWithMarker(runId: string): number[] {
+  const out = Bun.spawnSync(["ps", "-axww", "-E", "-o", "pid=,stat=,command="]).stdout.toString();
+  const pids: number[] = [];
+  for (const line of out.split("\n")) {
+    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (!m || m[2]!.startsWith("Z")) continue;
+    if (m[3]!.includes(`SERVERFS_RUN_ID=${runId}`)) pids.push(Number(m[1]));
+  }
+  return pids;
+}
+
+describe.skipIf(!onMac)("macOS containment (needs libproc)", () => {
+  for (const shape of SHAPES.filter((s) => !["own-process-group", "env-cleared-orphan"].includes(s.name))) {
+    test(`${shape.name}: stop proves zero survivors (x10)`, async () => {
+      for (let i = 0; i < 10; i++) {
+        const runId = `mac-${process.pid}-${shape.name}-${i}`;
+        const p = await containment().spawn({ argv: shape.argv, cwd: tmpdir(), env: { PATH: "/usr/bin:/bin" }, runId });
+        const end = Date.now() + 5000;
+        while (liveWithMarker(runId).length < shape.sleepers && Date.now() < end) await Bun.sleep(20);
+        const members = await p.members();
+        for (const pid of liveWithMarker(runId)) expect(members).toContain(pid);
+        const evidence = await p.stop(shape.ignoresTerm ? 20 : 300);
+        expect(evidence.proved).toBe(true);
+        expect(liveWithMarker(runId)).toEqual([]);
+      }
+    }, 60_000);
+  }
+
+  test("getpeereid on a real unix socket", async () => {
+    const path = `${tmpdir()}/sfs-${process.pid}.sock`;
+    let seen: { uid: number | null } | null = null;
+    const server = Bun.listen({
+      unix: path,
+      socket: {
+        open(s) {
+          seen = peerCredentials((s as unknown as { fd: number }).fd);
+          s.end();
+        },
+        data() {},
+      },
+    });
+    const client = await Bun.connect({ unix: path, socket: { data() {} } });
+    for (let i = 0; i < 100 && seen === null; i++) await Bun.sleep(10);
+    client.end();
+    server.stop(true);
+    expect(seen).not.toBeNull();
+    expect(seen!.uid).toBe(process.getuid!());
+  });
+});
