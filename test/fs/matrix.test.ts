@@ -147,7 +147,8 @@ describe("reserved names", () => {
     const list = (await svc.listDirectory({ workdir: "w", path: "sub" })).entries;
     expect(list).toEqual([]);
     expect((await svc.listDirectory({ workdir: "w" })).entries.map((e) => e.name)).not.toContain(".serverfs-disabled");
-    expect((await svc.findFiles({ workdir: "w", pattern: ".serverfs*" })).matches).toEqual([]);
+    expect((await svc.findFiles({ workdir: "w", pattern: ".serverfs-tmp-*" })).matches).toEqual([]);
+    expect((await svc.findFiles({ workdir: "w", pattern: ".serverfs-disabled" })).matches).toEqual([]);
     expect((await svc.searchText({ workdir: "w", query: "reserved marker" })).matches).toEqual([]);
     expect(physical(path.join(root, "sub"))).toEqual([".serverfs-tmp-0123456789abcdef"]);
     expect(fs.readFileSync(path.join(root, ".serverfs-disabled"), "utf8")).toBe("");
