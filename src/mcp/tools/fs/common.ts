@@ -49,6 +49,3 @@ export function boundedCount(defaultValue: number, maximum: number, description:
 export const revisionOut = z.string().describe("Opaque revision token of the object ('v1:' + 16 hex).");
 
 export const entryType = z.enum(["file", "directory", "symlink", "other", "reparse_point"]);
-
-/** Values the file service may return synchronously or as a promise. */
-export type Awaitable<T> = T | Promise<T>;

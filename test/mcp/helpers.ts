@@ -1,0 +1,107 @@
+// Test helpers for the MCP layer: real temp trees, a Registry built directly (the same shape the
+// loader produces), the real server object behind the SDK Client over the SDK's in-memory
+// transport, and a logger whose sink collects the real JSON lines.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { DEFAULT_AGENT, DEFAULT_LIMITS, DEFAULT_NATIVE_RUNTIMES, DEFAULT_POLICY } from "../../src/config/defaults.ts";
+import type { FsLimits, Registry, Workdir } from "../../src/config/types.ts";
+import { createFileService } from "../../src/fs/index.ts";
+import { createLogger } from "../../src/log.ts";
+import { createMcpServer, type ServerfsMcp } from "../../src/mcp/server.ts";
+
+export function tempDir(prefix = "serverfs-mcp-"): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+export function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export type WorkdirSpec = Partial<Workdir> & { alias: string; path: string };
+
+export function makeRegistry(workdirs: WorkdirSpec[], limits: Partial<FsLimits> = {}): Registry {
+  return {
+    server: { log_level: "INFO", state_dir: null },
+    limits: { ...DEFAULT_LIMITS, ...limits },
+    workdirs: workdirs.map((w) => ({
+      ...DEFAULT_POLICY,
+      extra_deny_globs: [...DEFAULT_POLICY.extra_deny_globs],
+      description: null,
+      read_only: true,
+      agent_mode: "disabled",
+      agent_runtimes: [],
+      ...w,
+    })),
+    agent: {
+      ...DEFAULT_AGENT,
+      event_idle_timeout_seconds: null,
+      provider_env_file: null,
+      codex: { ...DEFAULT_NATIVE_RUNTIMES.codex },
+      claude: { ...DEFAULT_NATIVE_RUNTIMES.claude },
+      qoder: { ...DEFAULT_NATIVE_RUNTIMES.qoder },
+      proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
+      acp_profiles: [],
+    },
+  };
+}
+
+export interface Harness {
+  client: Client;
+  mcp: ServerfsMcp;
+  /** Every log line the server wrote, parsed. */
+  logs: Record<string, unknown>[];
+  /** The raw log text, for substring hygiene checks. */
+  logText: () => string;
+  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
+  close: () => Promise<void>;
+}
+
+export async function connect(registry: Registry): Promise<Harness> {
+  const lines: string[] = [];
+  const logger = createLogger({ level: "DEBUG", sink: (line) => lines.push(line) });
+  const files = createFileService(registry);
+  const mcp = createMcpServer({ registry, files, logger });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "serverfs-test", version: "0" });
+  await mcp.server.connect(serverSide);
+  await client.connect(clientSide);
+  // Lets the client cache output-schema validators, as a real host does after tools/list.
+  await client.listTools();
+  return {
+    client,
+    mcp,
+    get logs() {
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    logText: () => lines.join(""),
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await client.close();
+      await mcp.server.close();
+    },
+  };
+}
+
+/** The `CODE` of an error result, after checking both halves of the error shape agree. */
+export function errorCode(result: CallToolResult): string {
+  if (!result.isError) throw new Error(`expected an error result, got ${JSON.stringify(result.structuredContent)}`);
+  const first = result.content[0];
+  if (!first || first.type !== "text") throw new Error("error result without text content");
+  const sc = result.structuredContent as { code: string; message: string };
+  if (first.text !== `${sc.code}: ${sc.message}`) throw new Error(`text '${first.text}' does not mirror structuredContent`);
+  return sc.code;
+}
+
+/** structuredContent of a success result, after checking the text mirror equals it. */
+export function ok<T = Record<string, unknown>>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`expected success, got ${JSON.stringify(result.content)}`);
+  const last = result.content[result.content.length - 1];
+  if (!last || last.type !== "text") throw new Error("success result without text mirror");
+  const mirrored = JSON.parse(last.text) as unknown;
+  if (JSON.stringify(mirrored) !== JSON.stringify(result.structuredContent)) throw new Error("text mirror differs");
+  return result.structuredContent as T;
+}

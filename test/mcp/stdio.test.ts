@@ -1,0 +1,219 @@
+// The real `serverfs serve` process: SDK client over stdio, raw frames on a pipe, stdin EOF and
+// signal shutdown timing, stdout purity and stderr hygiene.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { removeDir, tempDir } from "./helpers.ts";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+const CLI = path.join(ROOT, "src/cli.ts");
+const MARK = "STDIOMARK51c2";
+let base: string;
+
+beforeAll(() => {
+  base = tempDir();
+  fs.mkdirSync(path.join(base, "ro"));
+  fs.mkdirSync(path.join(base, "rw"));
+  fs.writeFileSync(path.join(base, "ro", `f-${MARK}.txt`), `hello ${MARK}\n`);
+  // ~400 KiB of text: one answer larger than a pipe buffer.
+  fs.writeFileSync(path.join(base, "ro", "big.txt"), `${"y".repeat(799)}\n`.repeat(500));
+});
+afterAll(() => removeDir(base));
+
+function frames(...msgs: object[]): string {
+  return msgs.map((m) => `${JSON.stringify(m)}\n`).join("");
+}
+
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+
+function spawnServe(args: string[]) {
+  return Bun.spawn([process.execPath, CLI, "serve", ...args], {
+    cwd: base,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+  });
+}
+
+/** Read stdout until a response with `id` arrives; returns every line seen so far. */
+async function readUntil(reader: { read(): Promise<{ value?: Uint8Array; done: boolean }> }, id: number, seen: string[]): Promise<void> {
+  const decoder = new TextDecoder();
+  let partial = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`stdout ended before response ${id}`);
+    partial += decoder.decode(value, { stream: true });
+    const parts = partial.split("\n");
+    partial = parts.pop()!;
+    for (const line of parts) {
+      seen.push(line);
+      if ((JSON.parse(line) as { id?: number }).id === id) return;
+    }
+  }
+}
+
+describe("serve over stdio with the SDK client", () => {
+  let client: Client;
+  let transport: StdioClientTransport;
+  let stderr = "";
+
+  beforeAll(async () => {
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "serve", "--workdir", `ro=${path.join(base, "ro")}`, "--workdir", `rw=${path.join(base, "rw")}:rw`],
+      cwd: base,
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    client = new Client({ name: "stdio-test", version: "0" });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  test("initialize, tools/list and tools/call work against the real process", async () => {
+    expect(client.getServerVersion()?.name).toBe("serverfs");
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(11);
+    const res = (await client.callTool({ name: "read_text_file", arguments: { workdir: "ro", path: `f-${MARK}.txt` } })) as CallToolResult;
+    expect(res.isError).toBeFalsy();
+    expect((res.structuredContent as { content: string }).content).toBe(`hello ${MARK}\n`);
+    const created = (await client.callTool({
+      name: "create_text_file",
+      arguments: { workdir: "rw", path: `n-${MARK}.txt`, content: `secret ${MARK}` },
+    })) as CallToolResult;
+    expect(created.isError).toBeFalsy();
+    expect(fs.readFileSync(path.join(base, "rw", `n-${MARK}.txt`), "utf8")).toBe(`secret ${MARK}`);
+    const failed = (await client.callTool({ name: "search_text", arguments: { workdir: "ro", query: MARK, path: "nope" } })) as CallToolResult;
+    expect((failed.structuredContent as { code: string }).code).toBe("PATH_NOT_FOUND");
+  });
+
+  test("stderr holds one JSON object per line: startup security mode and audit lines, no content, query or host path", async () => {
+    // Give the last audit line time to arrive through the pipe.
+    for (let i = 0; i < 50 && (stderr.match(/"tool_call"/g) ?? []).length < 3; i++) await Bun.sleep(20);
+    const lines = stderr.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const startup = lines.find((l) => l.event === "startup")!;
+    expect(startup).toMatchObject({
+      workdirs: 2,
+      read_write_workdirs: 1,
+      allow_hidden: false,
+      default_deny_enabled: true,
+      extra_deny_rule_count: 0,
+      tools: 11,
+    });
+    expect(lines.filter((l) => l.event === "tool_call")).toHaveLength(3);
+    expect(stderr).not.toContain(MARK);
+    expect(stderr).not.toContain(base);
+  });
+});
+
+describe("process lifecycle", () => {
+  test("stdin EOF: buffered answers are delivered in full, stdout holds only JSON-RPC frames, exit 0 within 1 s", async () => {
+    const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
+    const reader = proc.stdout.getReader();
+    const seen: string[] = [];
+    proc.stdin.write(frames(INIT, INITIALIZED, { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }));
+    proc.stdin.flush();
+    await readUntil(reader, 2, seen);
+    // Ask for a large page and close stdin in the same breath: the answer must still arrive whole.
+    proc.stdin.write(
+      frames({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "read_text_file", arguments: { workdir: "ro", path: "big.txt", max_lines: 500 } },
+      }),
+    );
+    proc.stdin.flush();
+    const eofAt = performance.now();
+    proc.stdin.end();
+    await readUntil(reader, 3, seen);
+    const code = await proc.exited;
+    const elapsed = performance.now() - eofAt;
+    let rest = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    expect(code).toBe(0);
+    expect(elapsed).toBeLessThan(1000);
+    for (const line of [...seen, ...rest.split("\n").filter((l) => l !== "")]) {
+      const msg = JSON.parse(line) as { jsonrpc: string };
+      expect(msg.jsonrpc).toBe("2.0");
+    }
+    const big = JSON.parse(seen.at(-1)!) as { result: { structuredContent: { content: string; bytes_returned: number } } };
+    expect(big.result.structuredContent.bytes_returned).toBe(400_000);
+    expect(big.result.structuredContent.content).toBe(`${"y".repeat(799)}\n`.repeat(500));
+    const stderr = await new Response(proc.stderr).text();
+    expect(stderr).toContain('"event":"shutdown"');
+    expect(stderr).toContain('"reason":"stdin_eof"');
+  });
+
+  test("SIGTERM exits cleanly with code 0", async () => {
+    const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
+    const reader = proc.stdout.getReader();
+    proc.stdin.write(frames(INIT));
+    proc.stdin.flush();
+    await readUntil(reader, 1, []);
+    const sentAt = performance.now();
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(performance.now() - sentAt).toBeLessThan(1000);
+    const stderr = await new Response(proc.stderr).text();
+    expect(stderr).toContain('"reason":"SIGTERM"');
+  });
+
+  test("--config FILE starts from a serverfs.toml", async () => {
+    const toml = path.join(base, "serverfs.toml");
+    fs.writeFileSync(
+      toml,
+      `[[workdirs]]\nalias = "docs"\npath = ${JSON.stringify(path.join(base, "ro"))}\n\n[[workdirs]]\nalias = "out"\npath = ${JSON.stringify(path.join(base, "rw"))}\nread_only = false\n`,
+    );
+    const proc = spawnServe(["--config", toml]);
+    const reader = proc.stdout.getReader();
+    const seen: string[] = [];
+    proc.stdin.write(
+      frames(INIT, INITIALIZED, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "list_workdirs", arguments: {} },
+      }),
+    );
+    proc.stdin.flush();
+    await readUntil(reader, 2, seen);
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    const msg = JSON.parse(seen.at(-1)!) as { result: { structuredContent: { workdirs: Array<{ alias: string; access: string }> } } };
+    expect(msg.result.structuredContent.workdirs.map((w) => [w.alias, w.access])).toEqual([
+      ["docs", "read-only"],
+      ["out", "read-write"],
+    ]);
+  });
+
+  test("usage and configuration errors: one line on stderr, exit 2, nothing on stdout", async () => {
+    for (const args of [[], ["--workdir", "x"], ["--config", path.join(base, "missing.toml")], ["--bogus"]]) {
+      const proc = Bun.spawn([process.execPath, CLI, "serve", ...args], { cwd: base, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      expect({ args, code }).toEqual({ args, code: 2 });
+      expect(out).toBe("");
+      expect(err.startsWith("serverfs: serve: ")).toBe(true);
+      expect(err).not.toContain("    at ");
+    }
+  });
+});

@@ -1,0 +1,159 @@
+// The tool surface as an MCP host sees it: which tools exist per deployment, their annotations,
+// schemas and published limits, and the server's instructions.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpers.ts";
+
+const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
+const MUTATION_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory"];
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const EXPECTED_HINTS: Record<string, typeof READ> = {
+  list_workdirs: READ,
+  list_directory: READ,
+  find_files: READ,
+  search_text: READ,
+  read_text_file: READ,
+  stat_file: READ,
+  download_binary_file: READ,
+  create_text_file: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  upload_binary_file: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  create_directory: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  edit_text_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  delete_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  delete_directory: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+};
+
+let root: string;
+beforeAll(() => {
+  root = tempDir();
+  for (const d of ["a", "b", "c"]) fs.mkdirSync(path.join(root, d));
+});
+afterAll(() => removeDir(root));
+
+async function toolNames(reg: ReturnType<typeof makeRegistry>): Promise<string[]> {
+  const h = await connect(reg);
+  try {
+    return (await h.client.listTools()).tools.map((t) => t.name).sort();
+  } finally {
+    await h.close();
+  }
+}
+
+describe("tool surface per deployment", () => {
+  test("a read-only deployment lists exactly the 6 read tools", async () => {
+    const names = await toolNames(makeRegistry([{ alias: "a", path: path.join(root, "a") }]));
+    expect(names).toEqual([...READ_TOOLS].sort());
+  });
+
+  test("one read-write workdir adds exactly the 5 mutation tools (11)", async () => {
+    const names = await toolNames(
+      makeRegistry([
+        { alias: "a", path: path.join(root, "a") },
+        { alias: "b", path: path.join(root, "b"), read_only: false },
+      ]),
+    );
+    expect(names).toEqual([...READ_TOOLS, ...MUTATION_TOOLS].sort());
+  });
+
+  test("a read-write workdir with binary transfer lists all 13", async () => {
+    const names = await toolNames(
+      makeRegistry([{ alias: "a", path: path.join(root, "a"), read_only: false, binary_transfer_enabled: true }]),
+    );
+    expect(names).toEqual([...READ_TOOLS, ...MUTATION_TOOLS, "download_binary_file", "upload_binary_file"].sort());
+  });
+
+  test("binary transfer on a read-only workdir adds download only: upload could never succeed", async () => {
+    const names = await toolNames(makeRegistry([{ alias: "a", path: path.join(root, "a"), binary_transfer_enabled: true }]));
+    expect(names).toEqual([...READ_TOOLS, "download_binary_file"].sort());
+  });
+
+  test("an enabled Agent Bridge without a runtime-allowing workdir adds no tools", async () => {
+    const reg = makeRegistry([{ alias: "a", path: path.join(root, "a") }]);
+    reg.agent.enabled = true;
+    expect(await toolNames(reg)).toEqual([...READ_TOOLS].sort());
+  });
+});
+
+describe("tool listing details", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await connect(
+      makeRegistry(
+        [{ alias: "a", path: path.join(root, "a"), read_only: false, binary_transfer_enabled: true }],
+        { default_list_limit: 7, max_list_entries: 40, default_search_results: 300, max_search_results: 60, max_edits_per_call: 9 },
+      ),
+    );
+  });
+  afterAll(() => h.close());
+
+  test("every tool carries exactly the four annotations of the reference table", async () => {
+    const { tools } = await h.client.listTools();
+    expect(tools.length).toBe(13);
+    for (const tool of tools) {
+      const { title: _title, ...hints } = tool.annotations ?? {};
+      expect({ name: tool.name, hints }).toEqual({ name: tool.name, hints: EXPECTED_HINTS[tool.name]! });
+      expect(tool.title?.length ?? 0).toBeGreaterThan(0);
+      expect(tool.description?.length ?? 0).toBeGreaterThan(40);
+    }
+  });
+
+  test("every tool publishes an object outputSchema admitting its success shape or {code, message}", async () => {
+    const { tools } = await h.client.listTools();
+    for (const tool of tools) {
+      const schema = tool.outputSchema as { type: string; anyOf: Array<{ required?: string[]; type: string }> };
+      expect(schema.type).toBe("object");
+      expect(schema.anyOf.length).toBe(2);
+      expect(schema.anyOf[1]!.required).toEqual(["code", "message"]);
+      expect(schema.anyOf[0]!.type).toBe("object");
+      expect("$schema" in schema).toBe(false);
+    }
+    const dl = tools.find((t) => t.name === "download_binary_file")!;
+    const meta = (dl.outputSchema as unknown as { anyOf: Array<{ required: string[] }> }).anyOf[0]!;
+    expect([...meta.required].sort()).toEqual(["mime_type", "path", "revision", "sha256", "size", "workdir"]);
+  });
+
+  test("input schemas are flat objects that refuse unknown keys", async () => {
+    const { tools } = await h.client.listTools();
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe("object");
+      expect((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties).toBe(false);
+      if (tool.name !== "list_workdirs") expect(tool.inputSchema.required).toContain("workdir");
+    }
+  });
+
+  test("configured limits are published as default and maximum", async () => {
+    const { tools } = await h.client.listTools();
+    const prop = (tool: string, name: string) =>
+      (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, Record<string, unknown>>)[name]!;
+    expect(prop("list_directory", "limit")).toMatchObject({ default: 7, maximum: 40, minimum: 1, type: "integer" });
+    // A default above the maximum is published as the maximum (min(DEFAULT, MAX)).
+    expect(prop("find_files", "limit")).toMatchObject({ default: 60, maximum: 60 });
+    expect(prop("search_text", "limit")).toMatchObject({ default: 60, maximum: 60 });
+    expect(prop("read_text_file", "max_lines")).toMatchObject({ default: 200, maximum: 500 });
+    expect(prop("edit_text_file", "edits")).toMatchObject({ maxItems: 9, minItems: 1 });
+    expect(prop("search_text", "case_sensitive")).toMatchObject({ default: true });
+    expect(prop("upload_binary_file", "overwrite")).toMatchObject({ default: false });
+  });
+
+  test("a limit above the published maximum is clamped, not refused", async () => {
+    for (let i = 0; i < 45; i++) fs.writeFileSync(path.join(root, "a", `f${String(i).padStart(2, "0")}.txt`), "x");
+    const res = await h.call("list_directory", { workdir: "a", limit: 100000 });
+    const out = res.structuredContent as { limit: number; returned: number; has_more: boolean };
+    expect(res.isError).toBeFalsy();
+    expect(out.limit).toBe(40);
+    expect(out.returned).toBe(40);
+    expect(out.has_more).toBe(true);
+    const dflt = (await h.call("list_directory", { workdir: "a" })).structuredContent as { limit: number; returned: number };
+    expect(dflt).toMatchObject({ limit: 7, returned: 7 });
+  });
+
+  test("the server's instructions tell the assistant to call list_workdirs first", () => {
+    const text = h.client.getInstructions() ?? "";
+    expect(text).toContain("Call list_workdirs first");
+    expect(h.client.getServerVersion()?.name).toBe("serverfs");
+    expect(h.client.getServerCapabilities()?.tools).toBeDefined();
+    expect(h.client.getServerCapabilities()?.resources).toBeDefined();
+  });
+});
