@@ -7,6 +7,7 @@
 // an error; keys outside those two prefixes belong to other tools and are ignored.
 import { BOUNDS } from "./defaults.ts";
 import { parseEnvText } from "./env-syntax.ts";
+import { findDuplicateJsonKey } from "./json-duplicate-keys.ts";
 import { configurationError, dottedKey, type KeyPath, type NamedProblem } from "./problems.ts";
 import { readConfigText } from "./read-source.ts";
 import type { ParsedSource } from "./toml-source.ts";
@@ -212,11 +213,18 @@ export function parseEnvSource(file: string): ParsedSource {
 
   const acpJson = value("SERVERFS_ACP_PROFILES_JSON");
   if (acpJson !== undefined) {
+    let parsed: unknown;
     try {
-      setPath(raw, ["agent", "acp_profiles"], JSON.parse(acpJson));
+      parsed = JSON.parse(acpJson);
     } catch {
       // JSON.parse's message quotes the input; say only what is expected.
       problems.push({ key: "SERVERFS_ACP_PROFILES_JSON", reason: "malformed JSON (expected a one-line JSON array of profiles)" });
+    }
+    if (parsed !== undefined) {
+      const duplicate = findDuplicateJsonKey(acpJson);
+      if (duplicate) {
+        problems.push({ key: `SERVERFS_ACP_PROFILES_JSON${dottedKey(duplicate.slice(0, -1)).replace(/^\(document\)$/, "")}`, reason: `duplicate key '${String(duplicate[duplicate.length - 1])}'` });
+      } else setPath(raw, ["agent", "acp_profiles"], parsed);
     }
   }
 

@@ -65,8 +65,9 @@ export async function registryFromWorkdirArgs(specs: readonly string[], cwd: str
 }
 
 async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Registry> {
-  // Imported here, not at the top: arktype's import is the dominant cost of loading a config
-  // (see bench/startup/config-load.ts) and commands that never load one must not pay it.
+  // Imported here, not at the top: the schema (arktype's core, ~100 ms to import and build) is
+  // the dominant cost of loading a config (bench/startup/config-load.ts), and modules that
+  // import this file without loading a config must not pay it.
   const { checkRawDocument } = await import("./schema.ts");
   const checked = checkRawDocument(raw);
   if (!checked.ok) throw configurationError(file, nameProblems(checked.problems, namer));

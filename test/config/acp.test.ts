@@ -168,6 +168,7 @@ describe("ACP profiles and agent policy in .env", () => {
     ["unknown key env", json([{ id: "x", command: AGENT, env: { A: "1" } }]), "SERVERFS_ACP_PROFILES_JSON[0].env", "unknown key"],
     ["duplicate id", json([{ id: "x", command: AGENT }, { id: "x", command: AGENT }]), "SERVERFS_ACP_PROFILES_JSON[1].id", "duplicate profile id"],
     ["reserved id", json([{ id: "qoder", command: AGENT }]), "SERVERFS_ACP_PROFILES_JSON[0].id", "reserved runtime name"],
+    ["duplicate JSON key", `SERVERFS_ACP_PROFILES_JSON='[{"id":"x","command":"${AGENT}"},{"id":"y","command":"${AGENT}","args":["a"],"command":"/bin/sh"}]'\n`, "SERVERFS_ACP_PROFILES_JSON[1]", "duplicate key 'command'"],
     ["number arg", json([{ id: "x", command: AGENT, args: [1] }]), "SERVERFS_ACP_PROFILES_JSON[0].args[0]", "expected a string"],
     ["review + acp", `WORKDIR_01_AGENT_MODE=review\nWORKDIR_01_AGENT_RUNTIMES=acp-x\n${json([{ id: "x", command: AGENT }])}`, "WORKDIR_01_AGENT_RUNTIMES", "requires agent_mode 'workspace-write'"],
     ["unconfigured acp runtime", "WORKDIR_01_AGENT_MODE=workspace-write\nWORKDIR_01_AGENT_RUNTIMES=acp-y\n", "WORKDIR_01_AGENT_RUNTIMES", "no ACP profile 'y'"],
