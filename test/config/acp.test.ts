@@ -1,9 +1,11 @@
 // ACP profiles and workdir agent policy (seed §5-6 and §18 "Configuration/authorization",
 // agent-reference §3.7), in both source formats.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { env, executable, expectProblem, load, tempDir, toml, wd } from "./helpers.ts";
+import { cleanupTempDirs, env, executable, expectProblem, load, tempDir, toml, wd } from "./helpers.ts";
+
+afterAll(cleanupTempDirs);
 
 const AGENT = executable();
 

@@ -1,10 +1,12 @@
 // docs/configuration.md must describe every key the loader accepts, in both formats.
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../src/config/defaults.ts";
 import { ENV_GLOBALS, WORKDIR_FIELDS } from "../../src/config/env-source.ts";
-import { REPO } from "./helpers.ts";
+import { cleanupTempDirs, REPO } from "./helpers.ts";
+
+afterAll(cleanupTempDirs);
 
 const doc = fs.readFileSync(path.join(REPO, "docs/configuration.md"), "utf8");
 

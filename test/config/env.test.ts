@@ -1,7 +1,9 @@
 // The Linux .env format: syntax parsed as data, strict values, slot mapping, and error keys in
 // the .env vocabulary.
-import { describe, expect, test } from "bun:test";
-import { env, expectProblem, load, problems } from "./helpers.ts";
+import { afterAll, describe, expect, test } from "bun:test";
+import { cleanupTempDirs, env, expectProblem, load, problems } from "./helpers.ts";
+
+afterAll(cleanupTempDirs);
 
 const SLOT1 = "WORKDIR_01_ALIAS=docs\nWORKDIR_01_PATH=/srv/docs\n";
 

@@ -11,10 +11,11 @@ export const REPO = path.resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
 
 const dirs: string[] = [];
-// One cleanup for the whole test process (every test file shares this module).
-process.on("exit", () => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+
+/** Remove every temp dir made so far; each test file registers it with afterAll. */
+export function cleanupTempDirs(): void {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
 
 export function tempDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-config-test-"));

@@ -1,12 +1,14 @@
 // Deployment path derivation for each OS (pure function of the registry and host facts), plus
 // the live socket-length fallback on this machine.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { deploymentPaths, leaseFileName, leasePath, type HostFacts } from "../../src/config/paths.ts";
 import type { Registry } from "../../src/config/types.ts";
-import { load, tempDir, toml, wd } from "./helpers.ts";
+import { cleanupTempDirs, load, tempDir, toml, wd } from "./helpers.ts";
+
+afterAll(cleanupTempDirs);
 
 async function registry(stateDir?: string): Promise<Registry> {
   const server = stateDir ? `[server]\nstate_dir = ${JSON.stringify(stateDir)}\n` : "";

@@ -1,11 +1,13 @@
 // The real CLI as a subprocess: exit codes, the rendered document, --out atomicity and mode,
 // secrets never echoed, TOML/.env byte-identical round trip, and init.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadRegistry } from "../../src/config/load.ts";
 import { renderDocument } from "../../src/config/render.ts";
-import { executable, REPO, runCli, tempDir, wd, writeTemp } from "./helpers.ts";
+import { cleanupTempDirs, executable, REPO, runCli, tempDir, wd, writeTemp } from "./helpers.ts";
+
+afterAll(cleanupTempDirs);
 
 const posix = process.platform !== "win32";
 
@@ -148,11 +150,19 @@ SERVERFS_ACP_PROFILES_JSON='${JSON.stringify([{ id: "echo", command: agent, args
   });
 
   test("the shipped examples render byte-identical documents", async () => {
-    for (const d of ["docs", "project"]) fs.mkdirSync(path.join("/tmp/serverfs-example", d), { recursive: true });
-    const a = runCli(["render-config", "--config", "examples/serverfs.toml"]);
-    const b = runCli(["render-config", "--env-file", "examples/serverfs.env"]);
-    expect([a.code, b.code]).toEqual([0, 0]);
-    expect(b.stdout).toBe(a.stdout);
+    // The examples name /tmp/serverfs-example/{docs,project} (CI creates them); the loader does
+    // not require them to exist, but create them as CI does and remove only what we created.
+    const root = "/tmp/serverfs-example";
+    const existed = fs.existsSync(root);
+    for (const d of ["docs", "project"]) fs.mkdirSync(path.join(root, d), { recursive: true });
+    try {
+      const a = runCli(["render-config", "--config", "examples/serverfs.toml"]);
+      const b = runCli(["render-config", "--env-file", "examples/serverfs.env"]);
+      expect([a.code, b.code]).toEqual([0, 0]);
+      expect(b.stdout).toBe(a.stdout);
+    } finally {
+      if (!existed) fs.rmSync(root, { recursive: true, force: true });
+    }
     const minimal = await loadRegistry({ configFile: path.join(REPO, "examples/minimal.toml") });
     expect(minimal.registry.workdirs).toHaveLength(1);
   });

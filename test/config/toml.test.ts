@@ -1,9 +1,11 @@
 // serverfs.toml: the filesystem-reference §6 "Config" matrix and the strictness rules.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../src/config/defaults.ts";
-import { expectProblem, load, problems, tempDir, toml, wd } from "./helpers.ts";
+import { cleanupTempDirs, expectProblem, load, problems, tempDir, toml, wd } from "./helpers.ts";
+
+afterAll(cleanupTempDirs);
 
 describe("serverfs.toml: valid documents", () => {
   test("a minimal config gets every default", async () => {

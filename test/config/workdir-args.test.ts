@@ -1,7 +1,10 @@
 // `serve --workdir ALIAS=PATH[:rw]`: the zero-config source goes through the same validator.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { cleanupTempDirs } from "./helpers.ts";
 import { registryFromWorkdirArgs } from "../../src/config/load.ts";
 import { ServerfsError } from "../../src/errors.ts";
+
+afterAll(cleanupTempDirs);
 
 async function refused(specs: string[]): Promise<string> {
   try {
