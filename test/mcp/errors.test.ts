@@ -167,6 +167,8 @@ describe("binary error codes", () => {
       makeRegistry([
         { alias: "bin", path: path.join(dir, "bin"), read_only: false, binary_transfer_enabled: true },
         { alias: "plain", path: path.join(dir, "plain"), read_only: false },
+        { alias: "robin", path: path.join(dir, "bin"), binary_transfer_enabled: true },
+        { alias: "roplain", path: path.join(dir, "plain") },
       ]),
     );
   });
@@ -180,6 +182,24 @@ describe("binary error codes", () => {
       const res = await hb.call("upload_binary_file", { workdir: "bin", path: "u.bin", data_base64: bad });
       expect({ bad, code: errorCode(res) }).toEqual({ bad, code: "INVALID_BASE64" });
     }
+    expect(fs.readdirSync(path.join(dir, "bin"))).toEqual([]);
+  });
+
+  test("upload in a read-only workdir is WORKDIR_READ_ONLY, ahead of binary-disabled and of the .env policy", async () => {
+    for (const [workdir, p] of [
+      ["robin", "u.bin"],
+      ["roplain", "u.bin"],
+      ["robin", ".env"],
+    ]) {
+      const res = await hb.call("upload_binary_file", { workdir, path: p, data_base64: "AAE=" });
+      expect({ workdir, p, code: errorCode(res) }).toEqual({ workdir, p, code: "WORKDIR_READ_ONLY" });
+    }
+    // Download stays allowed in a read-only workdir with binary transfer.
+    const dl = await hb.call("download_binary_file", { workdir: "roplain", path: "x.bin" });
+    expect(errorCode(dl)).toBe("BINARY_TRANSFER_DISABLED");
+    fs.writeFileSync(path.join(dir, "bin", "r.bin"), Buffer.from([7, 8]));
+    expect((ok(await hb.call("download_binary_file", { workdir: "robin", path: "r.bin" })) as { size: number }).size).toBe(2);
+    fs.rmSync(path.join(dir, "bin", "r.bin"));
     expect(fs.readdirSync(path.join(dir, "bin"))).toEqual([]);
   });
 
