@@ -243,6 +243,7 @@ function pad(slot: number): string {
 function envNamer(slotNumbers: readonly number[], origin: ReadonlyMap<string, string>) {
   const byPath = new Map<string, string>();
   for (const [key, spec] of Object.entries(ENV_GLOBALS)) byPath.set(spec.path.join("."), key);
+  byPath.set("agent.proxy.url", "SERVERFS_PROXY_HOST/SERVERFS_PROXY_PORT");
   return (path: KeyPath): string => {
     const [head, second, third] = path;
     if (head === "workdirs") {

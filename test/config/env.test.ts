@@ -147,6 +147,7 @@ WORKDIR_02_MAX_READ_BYTES=
     expect(ok.registry.agent.proxy.url).toBe("http://[::1]:8080");
     await expectProblem(env(`${SLOT1}SERVERFS_PROXY_HOST=proxy\n`), "SERVERFS_PROXY_PORT", "together");
     await expectProblem(env(`${SLOT1}SERVERFS_PROXY_HOST=proxy\nSERVERFS_PROXY_PORT=99999\n`), "SERVERFS_PROXY_HOST/SERVERFS_PROXY_PORT", "1 to 65535");
+    await expectProblem(env(`${SLOT1}SERVERFS_AGENT_PROXY_ENABLED=true\n`), "SERVERFS_PROXY_HOST/SERVERFS_PROXY_PORT", "required when the proxy is enabled");
   });
 });
 
