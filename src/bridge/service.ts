@@ -594,19 +594,22 @@ export class BridgeService {
   ): Promise<{ kind: "ok"; value: AdapterResult } | { kind: "error"; error: unknown } | { kind: "abandoned" }> {
     return new Promise((resolve) => {
       let done = false;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const onAbort = () => {
+        // An adapter that ignores cancellation must not hold the task: after abort, wait a bounded time.
+        timer = setTimeout(() => settle({ kind: "abandoned" }), PROVIDER_CANCEL_BOUND_MS + this.stopGraceMs);
+      };
       const settle = (v: { kind: "ok"; value: AdapterResult } | { kind: "error"; error: unknown } | { kind: "abandoned" }) => {
         if (done) return;
         done = true;
+        if (timer) clearTimeout(timer);
+        run.abort.signal.removeEventListener("abort", onAbort);
         resolve(v);
       };
       call.then(
         (value) => settle({ kind: "ok", value }),
         (error) => settle({ kind: "error", error }),
       );
-      // An adapter that ignores cancellation must not hold the task: after abort, wait a bounded time.
-      const onAbort = () => {
-        setTimeout(() => settle({ kind: "abandoned" }), PROVIDER_CANCEL_BOUND_MS + this.stopGraceMs);
-      };
       if (run.abort.signal.aborted) onAbort();
       else run.abort.signal.addEventListener("abort", onAbort, { once: true });
     });

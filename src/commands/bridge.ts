@@ -23,6 +23,11 @@ export async function main(argv: string[]): Promise<number> {
   process.on("uncaughtException", (err) => {
     log("bridge.uncaught_exception", { level: "ERROR", error: err instanceof Error ? err.name : typeof err });
   });
+  // Listen for stop signals before the socket exists, so a stop right after start is never lost.
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
   const subreaper = becomeSubreaper();
   const bridge = await startBridge({
     registry,
@@ -31,10 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     fakeTurnLog: registry.agent.enable_fake_runtime ? (process.env.SERVERFS_FAKE_TURN_LOG ?? null) : null,
   });
   log("bridge.started", { pid: process.pid, subreaper, reconciled: bridge.reconciled });
-  const signal = await new Promise<string>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
+  const signal = await stopSignal;
   log("bridge.stopping", { signal });
   await bridge.close();
   log("bridge.stopped", {});
