@@ -3,7 +3,7 @@
 // may call console.log.
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import type { Registry } from "../config/types.ts";
-import { createFileService } from "../fs/index.ts";
+import { createFileService, type MutationGate } from "../fs/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { serveOverStdio } from "../mcp/stdio.ts";
@@ -25,21 +25,22 @@ export async function main(argv: string[]): Promise<number> {
     configFile !== undefined ? await loadRegistry({ configFile }) : await registryFromWorkdirArgs(workdirSpecs);
   const logger = createLogger({ level: registry.server.log_level });
 
-  const files = createFileService(registry, writerLeaseGate(registry, logger));
+  const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: agentTools(registry) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
   return serveOverStdio(mcp, logger);
 }
 
 /**
- * The writer-lease seam. When the Agent Bridge is enabled, file mutations from `serve` must take
- * the same cross-process writer lease as agent tasks (WORKDIR_BUSY while a task writes). The
- * Bridge engineer's `createLeaseGate(registry)` (src/bridge/lease-gate.ts) plugs in here; until
- * then the file service's default in-process gate is used and the startup log says so.
+ * The writer-lease seam. With the Agent Bridge enabled, every mutation from `serve` takes the
+ * same cross-process writer lease as agent tasks (WORKDIR_BUSY while a task writes,
+ * WORKDIR_RECOVERY_REQUIRED after a crash). Without it the file service's in-process gate is
+ * enough. Imported lazily: a deployment without agents does not load the lease machinery.
  */
-function writerLeaseGate(registry: Registry, logger: Logger): Parameters<typeof createFileService>[1] {
-  if (registry.agent.enabled) logger.warn("writer_lease_unavailable", { reason: "lease gate not wired" });
-  return {};
+async function writerLeaseGate(registry: Registry): Promise<MutationGate | undefined> {
+  if (!registry.agent.enabled) return undefined;
+  const { createLeaseGate } = await import("../bridge/lease-gate.ts");
+  return createLeaseGate(registry);
 }
 
 /**
@@ -67,6 +68,7 @@ function logStartup(logger: Logger, registry: Registry, toolCount: number, sourc
     default_deny_disabled_workdirs: w.filter((d) => d.disable_default_deny).length,
     extra_deny_rule_count: extraRules,
     agent_enabled: registry.agent.enabled,
+    writer_lease: registry.agent.enabled ? "agent-bridge" : "in-process",
     tools: toolCount,
   });
 }

@@ -82,6 +82,7 @@ export async function connect(registry: Registry): Promise<Harness> {
     close: async () => {
       await client.close();
       await mcp.server.close();
+      files.close();
     },
   };
 }

@@ -1,0 +1,79 @@
+// With the Agent Bridge enabled, mutations from a real `serve` process take the Bridge's
+// writer lease: no lock file → AGENT_LOCK_UNAVAILABLE, lock held by another process →
+// WORKDIR_BUSY, recovery guard present → WORKDIR_RECOVERY_REQUIRED; reads never wait on it.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { leases } from "../../platform/index.ts";
+import { leaseFiles } from "../../src/bridge/deployment.ts";
+import { loadRegistry } from "../../src/config/load.ts";
+import { removeDir, tempDir } from "./helpers.ts";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+let base: string;
+beforeAll(() => {
+  base = tempDir();
+  fs.mkdirSync(path.join(base, "state"));
+  fs.mkdirSync(path.join(base, "w"));
+});
+afterAll(() => removeDir(base));
+
+test("serve mutations honour the Agent Bridge writer lease", async () => {
+  const toml = path.join(base, "serverfs.toml");
+  fs.writeFileSync(
+    toml,
+    [
+      "[server]",
+      `state_dir = ${JSON.stringify(path.join(base, "state"))}`,
+      "[[workdirs]]",
+      'alias = "w"',
+      `path = ${JSON.stringify(path.join(base, "w"))}`,
+      "read_only = false",
+      "[agent]",
+      "enabled = true",
+      "",
+    ].join("\n"),
+  );
+  const { registry } = await loadRegistry({ configFile: toml });
+  const { lockFile, guardFile } = leaseFiles(registry, "w");
+
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(ROOT, "src/cli.ts"), "serve", "--config", toml],
+    cwd: base,
+    stderr: "ignore",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+  });
+  const client = new Client({ name: "lease", version: "0" });
+  await client.connect(transport);
+  const create = async (name: string) => {
+    const res = (await client.callTool({ name: "create_text_file", arguments: { workdir: "w", path: name, content: "x" } })) as CallToolResult;
+    return res.isError ? (res.structuredContent as { code: string }).code : "ok";
+  };
+  try {
+    expect(await create("a.txt")).toBe("AGENT_LOCK_UNAVAILABLE");
+
+    fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+    fs.writeFileSync(lockFile, "");
+    const held = leases().tryAcquire(lockFile);
+    expect(held).not.toBeNull();
+    expect(await create("b.txt")).toBe("WORKDIR_BUSY");
+    // Reads do not take the lease.
+    const list = (await client.callTool({ name: "list_directory", arguments: { workdir: "w" } })) as CallToolResult;
+    expect(list.isError).toBeFalsy();
+    held!.release();
+
+    fs.mkdirSync(path.dirname(guardFile), { recursive: true });
+    fs.writeFileSync(guardFile, "");
+    expect(await create("c.txt")).toBe("WORKDIR_RECOVERY_REQUIRED");
+    fs.rmSync(guardFile);
+
+    expect(await create("d.txt")).toBe("ok");
+    expect(fs.readdirSync(path.join(base, "w"))).toEqual(["d.txt"]);
+  } finally {
+    await client.close();
+  }
+});
