@@ -89,7 +89,7 @@ export async function startBridgeRig(profiles: AcpProfile[], agent: Partial<Agen
     leases: leaseManager,
     containment: containment(),
     adapters,
-    providerEnv: providerEnvironment(null),
+    providerEnv: providerEnvironment(registry.agent.provider_env_file),
     stopGraceMs: 500,
   });
   await service.start();
