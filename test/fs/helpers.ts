@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FsLimits, Registry, Workdir } from "../../src/config/types.ts";
-import { ServerfsError } from "../../src/errors.ts";
+import { ServerfsError, type ErrorCode } from "../../src/errors.ts";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
 
 const dirs: string[] = [];
@@ -89,7 +89,7 @@ export function single(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = 
 }
 
 /** Await `p` and expect a ServerfsError with `code`; returns it. */
-export async function expectCode(p: Promise<unknown> | (() => unknown), code: string): Promise<ServerfsError> {
+export async function expectCode(p: Promise<unknown> | (() => unknown), code: ErrorCode): Promise<ServerfsError> {
   let caught: unknown;
   try {
     await (typeof p === "function" ? p() : p);

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { listXattrs, setXattr } from "../../platform/fs/linux.ts";
-import { processMutationGate, type MutationGate } from "../../src/fs/index.ts";
+import { processMutationGate, type MutationGate, type TextEdit } from "../../src/fs/index.ts";
 import { createFileService } from "../../src/fs/index.ts";
 import { expectCode, physical, read, registry, single, workdir, write } from "./helpers.ts";
 
@@ -156,7 +156,7 @@ describe("edit_text_file", () => {
     write(root, "bin.dat", Buffer.from("ab\0cd"));
     write(root, "latin1.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     write(root, "big.txt", "x".repeat(65));
-    const edit = (p: string, r: string, edits = [{ old_text: "text", new_text: "t" }]) => svc.editTextFile({ workdir: "w", path: p, expected_revision: r, edits });
+    const edit = (p: string, r: string, edits: TextEdit[] = [{ old_text: "text", new_text: "t" }]) => svc.editTextFile({ workdir: "w", path: p, expected_revision: r, edits });
     await expectCode(edit("f.txt", "v1:0000000000000000"), "REVISION_CONFLICT");
     await expectCode(edit("f.txt", "garbage"), "REVISION_CONFLICT");
     await expectCode(edit("dir", "v1:0000000000000000"), "NOT_A_FILE");
