@@ -19,6 +19,16 @@ export function becomeLinuxSubreaper(): boolean {
   return subreaper;
 }
 
+/**
+ * Stop being a subreaper. The Bridge never needs this; a test runner does, so that orphans of
+ * unrelated tests that run later in the same process go back to PID 1 and get reaped.
+ */
+export function leaveLinuxSubreaper(): boolean {
+  const ok = linuxLibc().prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) === 0;
+  if (ok) subreaper = false;
+  return ok;
+}
+
 export function isLinuxSubreaper(): boolean {
   const flag = new Int32Array(1);
   if (linuxLibc().prctl(PR_GET_CHILD_SUBREAPER, BigInt(ptr(flag)), 0, 0, 0) !== 0) return false;

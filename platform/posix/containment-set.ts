@@ -113,6 +113,11 @@ export class ContainmentSet {
       for (const child of children.get(parent.pid) ?? []) add(child);
     }
     for (const pid of this.known.keys()) if (!table.has(pid)) this.known.delete(pid);
+    // Forget verdicts about processes that are gone, so a long task on a busy host stays small.
+    for (const key of this.unmarked) {
+      const [pid, start] = key.split(":");
+      if (table.get(Number(pid))?.startTime !== start) this.unmarked.delete(key);
+    }
     for (const entry of members.values()) {
       this.known.set(entry.pid, entry.startTime);
       if (!this.hooks.forbiddenGroups.has(entry.pgid)) this.knownGroups.add(entry.pgid);

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
 import { becomeSubreaper, containment } from "../../platform/index.ts";
+import { isLinuxSubreaper, leaveLinuxSubreaper } from "../../platform/linux/subreaper.ts";
 import { ServerfsError } from "../../src/errors.ts";
 import { childEnv, isLinux, livePidsWithMarker, procFacts, uniqueRunId, waitUntil } from "./helpers.ts";
 
@@ -11,6 +12,12 @@ describe.skipIf(!isLinux)("containment basics (Linux, real processes)", () => {
   const spawned: Array<{ stop(g: number): Promise<unknown> }> = [];
   afterAll(async () => {
     for (const p of spawned) await p.stop(0);
+    // Later test files (other folders) run in this same process: give their orphans back to PID 1.
+    leaveLinuxSubreaper();
+  });
+
+  test("the test runner became a child subreaper", () => {
+    expect(isLinuxSubreaper()).toBe(true);
   });
 
   test("leader gets its own session, stdio works, stderr tail is bounded, env is scrubbed", async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { becomeSubreaper, containment } from "../../platform/index.ts";
+import { isLinuxSubreaper, leaveLinuxSubreaper } from "../../platform/linux/subreaper.ts";
 import { childEnv, isLinux, isLive, livePidsOfTask, procFacts, uniqueRunId, waitUntil } from "./helpers.ts";
 import { SHAPES, TREE_50, type TreeShape } from "./shapes.ts";
 
@@ -68,6 +69,8 @@ describe.skipIf(!isLinux)("stop proves zero survivors for every shape (Linux, su
     }
   });
   afterAll(() => {
+    leaveLinuxSubreaper();
+    expect(isLinuxSubreaper()).toBe(false);
     for (const b of bystanders) {
       try {
         process.kill(-b.pid, "SIGKILL");
