@@ -2,13 +2,12 @@
 // adapters, the service start (retention GC + restart reconciliation) and only then the endpoint.
 import fs from "node:fs";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
 import { containment, leases, peerCredentials } from "../../platform/index.ts";
 import type { FileLease } from "../../platform/types.ts";
 import { buildAdapters } from "./adapters.ts";
-import { bridgePaths, type BridgePaths } from "./deployment.ts";
+import { bridgePaths, pipeTokenPath, type BridgePaths } from "./deployment.ts";
 import { listenPosix, type BridgeListener } from "./ipc/server.posix.ts";
 import { listenWindowsPipe } from "./ipc/server.windows.ts";
 import { ensurePrivateDir, LeaseManager } from "./lease.ts";
@@ -34,10 +33,6 @@ export interface RunningBridge {
   close(): Promise<void>;
 }
 
-/** Windows: the per-user pipe token lives in the private state dir. */
-export function pipeTokenPath(paths: BridgePaths): string {
-  return path.join(paths.stateDir, "bridge.token");
-}
 
 function ensurePipeToken(paths: BridgePaths): string {
   const file = pipeTokenPath(paths);

@@ -3,7 +3,7 @@
 // may call console.log.
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import type { Registry } from "../config/types.ts";
-import { createFileService, type MutationGate } from "../fs/index.ts";
+import { createFileService, type FileService, type MutationGate } from "../fs/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { serveOverStdio } from "../mcp/stdio.ts";
@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: registry.server.log_level });
 
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
-  const mcp = createMcpServer({ registry, files, logger, agentTools: agentTools(registry) });
+  const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
   return serveOverStdio(mcp, logger);
 }
@@ -47,8 +47,11 @@ async function writerLeaseGate(registry: Registry): Promise<MutationGate | undef
  * Registration point for the Agent Bridge tools (src/mcp/tools/agent/). The surface lists them
  * only when the Bridge is enabled and a workdir allows a runtime (src/mcp/surface.ts).
  */
-function agentTools(_registry: Registry): McpTool[] {
-  return [];
+async function agentTools(registry: Registry, files: FileService): Promise<McpTool[]> {
+  const { agentSurfaceEnabled } = await import("../mcp/surface.ts");
+  if (!agentSurfaceEnabled(registry)) return [];
+  const { buildAgentTools } = await import("../mcp/tools/agent/index.ts");
+  return buildAgentTools(registry, files);
 }
 
 /** The effective security mode, as counts and switches: never a glob, a path or an alias list. */

@@ -6,8 +6,7 @@ import { loadRegistry } from "../config/load.ts";
 import { deploymentPaths } from "../config/paths.ts";
 import type { Registry } from "../config/types.ts";
 import { BridgeClient } from "../bridge/ipc/client.ts";
-import { pipeTokenPath } from "../bridge/daemon.ts";
-import { bridgePaths } from "../bridge/deployment.ts";
+import { bridgePaths, pipeTokenPath } from "../bridge/deployment.ts";
 import { flag, parseArgs, usage, type ParsedArgs } from "./args.ts";
 import fs from "node:fs";
 

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineTool, type McpTool } from "../../tool.ts";
+import { AGENT_HINTS, correlationOut, rpc, taskIdArg, type AgentToolDeps } from "./common.ts";
+
+export function answerAgentQuestionTool(deps: AgentToolDeps): McpTool {
+  return defineTool({
+    name: "answer_agent_question",
+    title: "Answer agent question",
+    description:
+      "Answer every question of a pending question request: for each question_id, selected_option_ids " +
+      "(one unless multi_select) and/or free text where allow_free_text is true.",
+    hints: AGENT_HINTS.answer,
+    input: z.strictObject({
+      task_id: taskIdArg,
+      request_id: z.string().min(1),
+      answers: z
+        .array(
+          z.strictObject({
+            question_id: z.string(),
+            selected_option_ids: z.array(z.string()).default([]),
+            text: z.string().nullable().default(null),
+          }),
+        )
+        .min(1),
+    }),
+    output: z.object({ task_id: z.string(), request_id: z.string(), resolved: z.boolean(), correlation_id: correlationOut }),
+    auditArgs: (a) => ({ task_id: a.task_id, request_id: a.request_id, answer_count: a.answers.length }),
+    handler: async (a) => {
+      const answers = a.answers.map((x) => (x.text === null ? { question_id: x.question_id, selected_option_ids: x.selected_option_ids } : x));
+      const r = await rpc(deps, "task.question.answer", { task_id: a.task_id, request_id: a.request_id, answers });
+      return { structured: r as { task_id: string; request_id: string; resolved: boolean; correlation_id: string | null } };
+    },
+  });
+}

@@ -1,0 +1,58 @@
+// get_agent_task with an optional long wait: the Bridge parks the call until the task's status
+// changes, a new interaction is pending, or time is up. The wait is cut into slices so that a
+// caller who sent a progressToken gets progress notifications meanwhile; no polling loop.
+import { z } from "zod";
+import { defineTool, type McpTool, type ToolContext } from "../../tool.ts";
+import { AGENT_HINTS, rpc, taskIdArg, type AgentToolDeps } from "./common.ts";
+
+const SLICE_SECONDS = 5;
+const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
+
+function fingerprint(t: Record<string, unknown>): string {
+  return `${String(t.status)}|${String(t.pending_request_id)}`;
+}
+
+async function progress(ctx: ToolContext, elapsed: number, total: number, status: string): Promise<void> {
+  const token = ctx.extra?._meta?.progressToken;
+  if (token === undefined) return;
+  try {
+    await ctx.extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, progress: elapsed, total, message: `task is ${status}` },
+    });
+  } catch {
+    // a client that went away does not fail the wait
+  }
+}
+
+export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
+  return defineTool({
+    name: "get_agent_task",
+    title: "Get agent task",
+    description:
+      "Read a task: status, timestamps, deadline, error, the final response (inline, or a preview when " +
+      "final_response_truncated is true: read the rest with read_agent_task_result) and any pending_request " +
+      "(an approval or question waiting for you). wait_seconds (0-50) waits until the status changes, a new " +
+      "interaction is pending, or the time is up — use it instead of polling.",
+    hints: AGENT_HINTS.read,
+    input: z.strictObject({
+      task_id: taskIdArg,
+      wait_seconds: z.number().int().min(0).max(50).default(0),
+    }),
+    output: z.looseObject({ task_id: z.string(), status: z.string() }),
+    auditArgs: (a) => ({ task_id: a.task_id, wait_seconds: a.wait_seconds }),
+    handler: async (a, ctx) => {
+      let view = await rpc(deps, "task.get", { task_id: a.task_id });
+      const start = fingerprint(view);
+      const until = Date.now() + a.wait_seconds * 1000;
+      while (!TERMINAL.has(String(view.status)) && fingerprint(view) === start && !ctx.signal.aborted) {
+        const left = Math.ceil((until - Date.now()) / 1000);
+        if (left <= 0) break;
+        const slice = Math.min(SLICE_SECONDS, left);
+        view = await rpc(deps, "task.get", { task_id: a.task_id, wait_seconds: slice }, (slice + 15) * 1000);
+        if (fingerprint(view) === start) await progress(ctx, a.wait_seconds - Math.max(0, Math.ceil((until - Date.now()) / 1000)), a.wait_seconds, String(view.status));
+      }
+      return { structured: view as { task_id: string; status: string } };
+    },
+  });
+}
