@@ -48,6 +48,10 @@ export interface FsNative {
   listXattrs(fd: number): Map<string, Buffer>;
   setXattr(fd: number, name: string, value: Buffer): void;
   fsync(fd: number): void;
+  /** Which extended attributes a replacement must carry over. */
+  preservesXattr(name: string): boolean;
+  /** Copy an ACL kept outside the xattr namespace (macOS); absent where ACLs are xattrs. */
+  copyAcl?(fromFd: number, toFd: number): void;
 }
 
 /** The backend for this OS. Module imports are side-effect free; libraries load on first call. */

@@ -107,23 +107,18 @@ export function publishNew(ws: Workspace, t: Target, bytes: Uint8Array): { revis
   }
 }
 
-/** Extended attributes carried over on replacement: the user namespace and the POSIX ACL. */
-function copyableXattr(name: string): boolean {
-  return name.startsWith("user.") || name === "system.posix_acl_access";
-}
-
 function copyMetadata(ws: Workspace, sourceFd: number, source: BigIntStats, tmpFd: number): void {
   ws.native.fchown(tmpFd, Number(source.uid), Number(source.gid));
   ws.native.fchmod(tmpFd, Number(source.mode) & 0o7777);
-  let attrs: Map<string, Buffer>;
+  let attrs = new Map<string, Buffer>();
   try {
     attrs = ws.native.listXattrs(sourceFd);
   } catch (err) {
     // a filesystem without xattr support has nothing to preserve
-    if (errnoCode(err) === "ENOTSUP" || errnoCode(err) === "EOPNOTSUPP") return;
-    throw err;
+    if (errnoCode(err) !== "ENOTSUP" && errnoCode(err) !== "EOPNOTSUPP") throw err;
   }
-  for (const [name, value] of attrs) if (copyableXattr(name)) ws.native.setXattr(tmpFd, name, value);
+  for (const [name, value] of attrs) if (ws.native.preservesXattr(name)) ws.native.setXattr(tmpFd, name, value);
+  ws.native.copyAcl?.(sourceFd, tmpFd);
 }
 
 /**

@@ -1,29 +1,169 @@
-// macOS backend (written against documented behaviour; it cannot run on this Linux CI, and the
-// service refuses it until it has been proved on a Mac — see `darwinNative.proved`).
-// Not implemented yet: every call raises NATIVE_PLATFORM_UNSUPPORTED rather than risking an
-// unverified containment path.
+// macOS backend (written against documented behaviour; it cannot run on the Linux CI). macOS has
+// no openat2 and `openat` is variadic (unsafe through bun:ffi on arm64), so every open goes through
+// node:fs on an ABSOLUTE path below the resolved root with O_NOFOLLOW_ANY: the kernel then refuses
+// a symlink in ANY component of that one lookup. After each open, the root path is re-opened and
+// its dev/ino compared with the held root descriptor, so a root renamed or replaced meanwhile is
+// detected. Mutations use the non-variadic *at calls on the verified parent descriptor.
+// A final symlink (stat_file's lstat semantics) is opened with O_SYMLINK only after its parent
+// has been opened with O_NOFOLLOW_ANY, and must then be a symlink.
 
-import { ServerfsError } from "../errors.ts";
-import type { FsNative } from "./native.ts";
+import fs from "node:fs";
+import * as sys from "../../platform/fs/darwin.ts";
+import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
-function unsupported(): never {
-  throw new ServerfsError("NATIVE_PLATFORM_UNSUPPORTED", "the macOS file backend is not available in this build");
+const { O } = sys;
+
+interface Held {
+  path: string;
+  root: number;
+}
+
+/** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
+const held = new Map<number, Held>();
+const rootIds = new Map<number, { dev: bigint; ino: bigint }>();
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // nothing to do
+  }
+}
+
+function sameObject(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function verifyRoot(root: number): void {
+  const h = held.get(root);
+  const id = rootIds.get(root);
+  if (h === undefined || id === undefined) throw new sys.SysError(9, "verify");
+  const fd = fs.openSync(h.path, O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    if (st.dev !== id.dev || st.ino !== id.ino) throw new sys.SysError(2, "verify"); // the root moved: ENOENT
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+function base(dirfd: number): Held {
+  const h = held.get(dirfd);
+  if (h === undefined) throw new sys.SysError(9, "openBeneath"); // EBADF: not one of ours
+  return h;
+}
+
+function join(dir: string, parts: readonly string[]): string {
+  return parts.length === 0 ? dir : `${dir}/${parts.join("/")}`;
+}
+
+function openObject(dir: Held, parts: readonly string[]): number {
+  const abs = join(dir.path, parts);
+  try {
+    return fs.openSync(abs, O.EVTONLY | O.NONBLOCK | O.NOFOLLOW_ANY | O.CLOEXEC);
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ELOOP" || parts.length === 0) throw err;
+  }
+  // ELOOP: the final component may be a symlink (allowed for stat) or a parent is (refused).
+  const parent = fs.openSync(join(dir.path, parts.slice(0, -1)), O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
+  try {
+    const fd = fs.openSync(abs, O.EVTONLY | O.SYMLINK | O.NONBLOCK | O.CLOEXEC);
+    const st = fs.fstatSync(fd, { bigint: true });
+    const again = fs.openSync(join(dir.path, parts.slice(0, -1)), O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
+    const unchanged = sameObject(fs.fstatSync(again, { bigint: true }), fs.fstatSync(parent, { bigint: true }));
+    closeQuietly(again);
+    if (!st.isSymbolicLink() || !unchanged) {
+      closeQuietly(fd);
+      throw new sys.SysError(62, "open"); // ELOOP
+    }
+    return fd;
+  } finally {
+    closeQuietly(parent);
+  }
+}
+
+const FLAGS: Record<Exclude<OpenKind, "object">, number> = {
+  dirBase: O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY,
+  dirList: O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY,
+  read: O.RDONLY | O.NONBLOCK | O.NOCTTY | O.NOFOLLOW_ANY,
+  createExclusive: O.WRONLY | O.CREAT | O.EXCL | O.NOCTTY | O.NOFOLLOW_ANY,
+};
+
+function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
+  if (d.isFile()) return "file";
+  if (d.isDirectory()) return "directory";
+  if (d.isSymbolicLink()) return "symlink";
+  if (d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return "other";
+  return "unknown";
 }
 
 export const darwinNative: FsNative = {
-  openRoot: unsupported,
-  openBeneath: unsupported,
-  reopenForRead: unsupported,
-  readDir: unsupported,
-  readDirFast: unsupported,
-  lstatChild: unsupported,
-  linkAt: unsupported,
-  renameAt: unsupported,
-  unlinkAt: unsupported,
-  mkdirAt: unsupported,
-  fchmod: unsupported,
-  fchown: unsupported,
-  listXattrs: unsupported,
-  setXattr: unsupported,
-  fsync: unsupported,
+  openRoot(hostPath) {
+    // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
+    const real = fs.realpathSync(hostPath);
+    if (fs.lstatSync(hostPath).isSymbolicLink()) throw new sys.SysError(62, "open");
+    const fd = fs.openSync(real, O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
+    const st = fs.fstatSync(fd, { bigint: true });
+    held.set(fd, { path: real, root: fd });
+    rootIds.set(fd, { dev: st.dev, ino: st.ino });
+    return fd;
+  },
+
+  openBeneath(dirfd, parts, kind, mode = 0) {
+    const dir = base(dirfd);
+    const fd = kind === "object" ? openObject(dir, parts) : fs.openSync(join(dir.path, parts), FLAGS[kind] | O.CLOEXEC, mode);
+    try {
+      verifyRoot(dir.root);
+    } catch (err) {
+      closeQuietly(fd);
+      throw err;
+    }
+    held.set(fd, { path: join(dir.path, parts), root: dir.root });
+    return fd;
+  },
+
+  reopenForRead(objectFd) {
+    // The caller compares dev/ino of the result with the object it opened (FILE_CHANGED_DURING_READ).
+    const h = base(objectFd);
+    const fd = fs.openSync(h.path, FLAGS.read | O.CLOEXEC);
+    held.set(fd, h);
+    return fd;
+  },
+
+  readDir(dirFd) {
+    const h = base(dirFd);
+    const entries = fs.readdirSync(h.path, { withFileTypes: true });
+    const check = fs.openSync(h.path, FLAGS.dirList | O.CLOEXEC);
+    try {
+      if (!sameObject(fs.fstatSync(check, { bigint: true }), fs.fstatSync(dirFd, { bigint: true }))) throw new sys.SysError(2, "readdir");
+    } finally {
+      closeQuietly(check);
+    }
+    return entries.map((d) => ({ name: d.name, kind: direntKind(d) }));
+  },
+
+  readDirFast(dirFd) {
+    return darwinNative.readDir(dirFd);
+  },
+
+  lstatChild(dirFd, name) {
+    const fd = openObject(base(dirFd), [name]);
+    try {
+      return fs.fstatSync(fd, { bigint: true });
+    } finally {
+      closeQuietly(fd);
+    }
+  },
+
+  linkAt: sys.linkat,
+  renameAt: sys.renameat,
+  unlinkAt: sys.unlinkat,
+  mkdirAt: sys.mkdirat,
+  fchmod: sys.fchmod,
+  fchown: sys.fchown,
+  listXattrs: sys.listXattrs,
+  setXattr: sys.setXattr,
+  fsync: sys.fsync,
+  preservesXattr: () => true,
+  copyAcl: sys.copyAcl,
 };

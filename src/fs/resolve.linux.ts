@@ -132,4 +132,6 @@ export const linuxNative: FsNative = {
   listXattrs: sys.listXattrs,
   setXattr: sys.setXattr,
   fsync: sys.fsync,
+  // user attributes and the POSIX access ACL; security.* labels are assigned by the system
+  preservesXattr: (name) => name.startsWith("user.") || name === "system.posix_acl_access",
 };
