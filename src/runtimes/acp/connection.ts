@@ -25,6 +25,19 @@ export interface PeerHandlers {
   onDiagnostic(kind: string, detail: string): void;
 }
 
+/**
+ * Permission requests are checked only for their envelope here: a request without a tool call
+ * (not about any tool) must still reach the human, and approvalFromRequest reads the rest
+ * defensively and refuses option lists nobody could answer.
+ */
+function parsePermissionRequest(params: unknown): acp.RequestPermissionRequest {
+  if (params && typeof params === "object") {
+    const p = params as { sessionId?: unknown; options?: unknown };
+    if (typeof p.sessionId === "string" && Array.isArray(p.options)) return params as acp.RequestPermissionRequest;
+  }
+  throw acp.RequestError.invalidParams(undefined, "malformed session/request_permission");
+}
+
 function parseSessionUpdate(params: unknown): RawSessionUpdate {
   if (params && typeof params === "object") {
     const p = params as { sessionId?: unknown; update?: unknown };
@@ -72,7 +85,7 @@ export class AcpPeer {
     });
     const app = acp
       .client({ name: "serverfs" })
-      .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
+      .onRequest(acp.methods.client.session.requestPermission, parsePermissionRequest, async ({ params, signal }) => {
         handlers.onActivity();
         return handlers.onPermissionRequest(params, signal);
       })

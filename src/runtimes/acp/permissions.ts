@@ -16,8 +16,7 @@ const MAX_TOOL_INPUT_BYTES = 4096;
 export interface ResponseOption {
   option_id: string;
   label: string;
-  /** `null` when the agent sent a kind this client does not know (still selectable by id). */
-  kind: OptionKind | null;
+  kind: OptionKind;
 }
 
 export type Decision = "approve_once" | "approve_session" | "deny" | "cancel_task";
@@ -87,16 +86,15 @@ export function approvalFromRequest(params: acp.RequestPermissionRequest): Appro
     }
     if (seen.has(opt.optionId)) throw protocolError("a permission request offered the same optionId twice");
     seen.add(opt.optionId);
-    options.push({
-      option_id: opt.optionId,
-      label: boundedText(opt.name, 256) ?? opt.optionId,
-      kind: typeof opt.kind === "string" && KINDS.has(opt.kind) ? (opt.kind as OptionKind) : null,
-    });
+    // The kind is what tells a human "once" from "always": an option without a known kind
+    // cannot be presented truthfully, so the whole request is refused rather than guessed at.
+    if (typeof opt.kind !== "string" || !KINDS.has(opt.kind)) throw protocolError("a permission option has an unknown kind");
+    options.push({ option_id: opt.optionId, label: boundedText(opt.name, 256) ?? opt.optionId, kind: opt.kind as OptionKind });
   }
   const tool = toolFields(raw.toolCall);
   const toolRaw = (raw.toolCall && typeof raw.toolCall === "object" ? raw.toolCall : {}) as { rawInput?: unknown };
   const decisions = new Set<Decision>();
-  for (const o of options) if (o.kind) decisions.add(DECISION_OF_KIND[o.kind]);
+  for (const o of options) decisions.add(DECISION_OF_KIND[o.kind]);
   decisions.add("cancel_task");
   const payload: ApprovalPayload = {
     category: categoryOf(tool?.kind ?? null),

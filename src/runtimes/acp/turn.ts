@@ -322,7 +322,7 @@ export class AcpTurn {
           category,
           title,
           available_decisions,
-          response_options: response_options as Array<{ option_id: string; label: string; kind: NonNullable<(typeof response_options)[number]["kind"]> }>,
+          response_options,
           ...(file_changes ? { file_changes } : {}),
           ...(payload.tool_kind ? { tool: payload.tool_kind } : {}),
           ...(tool_input !== undefined ? { tool_input } : {}),

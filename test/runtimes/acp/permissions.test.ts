@@ -94,6 +94,22 @@ describe("permissions", () => {
     expect(task.eventsOf("tool.started")).toEqual([{ tool_call_id: "never-announced", title: null, kind: null, status: "pending" }]);
   });
 
+  test("a request with no tool call at all still reaches the human and is answered by id", async () => {
+    const task = rig.task("bare-permission");
+    task.approver = () => ({ decision: "deny", option_id: "idx-no", granted_permission_ids: [] });
+    const result = await rig.adapter(profileFor("scripted-agent.ts")).run(task);
+    expect(result.finalResponse).toBe("outcome=selected:idx-no");
+    expect(task.approvals[0]).toMatchObject({ category: "provider_permission", title: "The agent asks for permission" });
+    expect(task.eventsOf("tool.started")).toEqual([]);
+  });
+
+  test("an option with a kind outside ACP → AGENT_ACP_PROTOCOL_ERROR, never shown to the human", async () => {
+    const task = rig.task("bad-kind-permission");
+    const res = await outcome(rig.adapter(profileFor("scripted-agent.ts")).run(task));
+    expect(res.code).toBe("AGENT_ACP_PROTOCOL_ERROR");
+    expect(task.approvals).toEqual([]);
+  });
+
   test("only allow_always offered: one option, decisions approve_session + cancel_task, the tool input is shown", async () => {
     const task = rig.task("go");
     task.approver = (req) => ({ decision: "approve_session", option_id: req.response_options![0]!.option_id, granted_permission_ids: [] });
