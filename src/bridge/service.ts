@@ -739,7 +739,10 @@ export class BridgeService {
     if (!run.providerCancelled) {
       run.providerCancelled = true;
       const adapter = this.deps.adapters.get(run.runtime);
-      if (adapter) void bounded(adapter.cancel(run.taskId), PROVIDER_CANCEL_BOUND_MS);
+      const polite = adapter ? bounded(adapter.cancel(run.taskId), PROVIDER_CANCEL_BOUND_MS) : Promise.resolve(undefined);
+      // Then the containment set is stopped (TERM, grace, KILL) whether or not the provider listened;
+      // the runner proves the stop again before releasing the lease or the guard.
+      void polite.then(() => Promise.all(run.processes.map((p) => p.stop(this.stopGraceMs).catch(() => null))));
     }
   }
 

@@ -324,3 +324,25 @@ describe("limits that need their own Bridge", () => {
     cleanup(t1.root);
   });
 });
+
+describe("a provider that ignores cancellation", () => {
+  test("cancel is terminal at once; the provider (deaf to cancel and SIGTERM) is killed; lease and guard freed", async () => {
+    const id = await h.submit("stubborn:");
+    let pids: number[] = [];
+    for (let i = 0; i < 200 && pids.length === 0; i++) {
+      const ev = (await h.call("task.events", { task_id: id })).events as Array<{ payload: Record<string, unknown> }>;
+      const p = ev.find((e) => Array.isArray(e.payload.pids));
+      if (p) pids = p.payload.pids as number[];
+      else await Bun.sleep(25);
+    }
+    expect(pids.length).toBe(1);
+    const t0 = Date.now();
+    expect((await h.call("task.cancel", { task_id: id })).status).toBe("cancelled");
+    for (let i = 0; i < 300 && (pids.some(pidAlive) || fs.existsSync(guardOf("repo"))); i++) await Bun.sleep(20);
+    expect(pids.filter(pidAlive)).toEqual([]);
+    expect(fs.existsSync(guardOf("repo"))).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    const next = await h.submit("complete:after-stubborn");
+    expect((await h.waitTerminal(next)).status).toBe("succeeded");
+  });
+});

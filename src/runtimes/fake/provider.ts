@@ -33,17 +33,23 @@ export async function runFakeProvider(): Promise<void> {
     wake?.();
   });
 
+  // A stubborn provider ignores cancel frames, SIGTERM and a closed stdin: only SIGKILL stops it.
+  let stubborn = false;
   async function next(type?: string): Promise<Msg> {
     for (;;) {
       const i = inbox.findIndex((m) => m.type === "cancel" || type === undefined || m.type === type);
       if (i !== -1) {
         const m = inbox.splice(i, 1)[0]!;
         if (m.type === "cancel") {
+          if (stubborn) continue;
           process.exit(0);
         }
         return m;
       }
-      if (stdinClosed) process.exit(0);
+      if (stdinClosed && !stubborn) process.exit(0);
+      if (stdinClosed) {
+        await new Promise(() => {});
+      }
       await new Promise<void>((r) => (wake = r));
       wake = null;
     }
@@ -139,6 +145,12 @@ export async function runFakeProvider(): Promise<void> {
       break;
     }
     case "wait":
+      await next("never");
+      break;
+    case "stubborn":
+      stubborn = true;
+      process.on("SIGTERM", () => {});
+      send({ type: "event", event_type: "agent.message", payload: { text: "ignoring you", pids: [process.pid] } });
       await next("never");
       break;
     case "steer": {
