@@ -34,6 +34,7 @@ export interface McpServerOptions {
 
 export interface ServerfsMcp {
   server: Server;
+  registry: Registry;
   tools: readonly McpTool[];
   inflight: InFlight;
 }
@@ -94,7 +95,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
     inflight.track(readResource(request.params.uri, extra, files, runtime)),
   );
 
-  return { server, tools, inflight };
+  return { server, registry, tools, inflight };
 }
 
 async function readResource(

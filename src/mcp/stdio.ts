@@ -3,6 +3,7 @@
 // close the transport, end stdout and only exit once stdout has flushed — `process.exit` right
 // after a write loses everything past one pipe buffer.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Registry } from "../config/types.ts";
 import type { Logger } from "../log.ts";
 import type { ServerfsMcp } from "./server.ts";
 
@@ -18,9 +19,23 @@ const FORCED_EXIT_MS = 3000;
 
 export type ShutdownReason = "stdin_eof" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
 
+/**
+ * Largest single frame the transport accepts. The SDK's default (10 MiB) is smaller than one
+ * upload of an 8 MiB binary (base64 + JSON), and the SDK answers an oversized frame by closing
+ * the transport. So the cap is sized from the configured transfer and write limits, with room
+ * for JSON escaping; a frame above it still closes the transport, and serve then exits.
+ */
+export function maxFrameBytes(registry: Registry): number {
+  const binary = Math.max(0, ...registry.workdirs.filter((w) => w.binary_transfer_enabled).map((w) => w.max_binary_transfer_bytes));
+  const text = Math.max(0, ...registry.workdirs.filter((w) => !w.read_only).map((w) => w.max_write_bytes));
+  const envelope = 1024 * 1024;
+  // base64 of `binary` bytes, doubled in case a client escapes '/' as '\/'; text may be \u-escaped (6 bytes per byte).
+  return Math.max(10 * 1024 * 1024, 2 * 4 * Math.ceil(binary / 3) + envelope, 6 * text + envelope);
+}
+
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
 export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: maxFrameBytes(mcp.registry) });
   transport.onerror = () => {
     // A malformed frame is the client's problem; its bytes are not logged (they may be content).
     logger.warn("transport_error", {});
@@ -57,6 +72,8 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
     process.on(signal, () => void shutdown(signal));
   }
   process.stdin.on("end", () => void shutdown("stdin_eof"));
+  // The SDK closes the transport itself on an oversized frame; without a reader we must not linger.
+  mcp.server.onclose = () => void shutdown("transport_closed");
   process.stdin.on("close", () => void shutdown("stdin_eof"));
 
   await mcp.server.connect(transport);

@@ -217,3 +217,90 @@ describe("process lifecycle", () => {
     }
   });
 });
+
+describe("frames at the edges", () => {
+  test("an 8 MiB upload and download travel through the real stdio transport intact", async () => {
+    const dir = path.join(base, "bin8");
+    fs.mkdirSync(dir);
+    const toml = path.join(base, "bin8.toml");
+    fs.writeFileSync(
+      toml,
+      `[[workdirs]]\nalias = "b"\npath = ${JSON.stringify(dir)}\nread_only = false\nbinary_transfer_enabled = true\n`,
+    );
+    const payload = Buffer.alloc(8 * 1024 * 1024);
+    for (let i = 0; i < payload.length; i++) payload[i] = (i * 131 + (i >> 11)) & 0xff;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "serve", "--config", toml],
+      cwd: base,
+      stderr: "ignore",
+      // An 8 MiB download is a ~10.7 MiB frame: above the SDK client's default 10 MiB read buffer.
+      maxBufferSize: 32 * 1024 * 1024,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+    });
+    const client = new Client({ name: "big", version: "0" });
+    await client.connect(transport);
+    try {
+      const up = (await client.callTool({
+        name: "upload_binary_file",
+        arguments: { workdir: "b", path: "big.bin", data_base64: payload.toString("base64") },
+      })) as CallToolResult;
+      expect(up.isError).toBeFalsy();
+      expect(fs.readFileSync(path.join(dir, "big.bin")).equals(payload)).toBe(true);
+      const down = (await client.callTool({ name: "download_binary_file", arguments: { workdir: "b", path: "big.bin" } })) as CallToolResult;
+      const block = down.content[0]!;
+      if (block.type !== "resource" || !("blob" in block.resource)) throw new Error("expected a blob");
+      expect(Buffer.from(block.resource.blob, "base64").equals(payload)).toBe(true);
+      const over = (await client.callTool({
+        name: "upload_binary_file",
+        arguments: { workdir: "b", path: "over.bin", data_base64: Buffer.alloc(8 * 1024 * 1024 + 1).toString("base64") },
+      })) as CallToolResult;
+      expect((over.structuredContent as { code: string }).code).toBe("BINARY_PAYLOAD_TOO_LARGE");
+      expect(fs.existsSync(path.join(dir, "over.bin"))).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a line that is not JSON is logged without its bytes, and the session carries on", async () => {
+    const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
+    const reader = proc.stdout.getReader();
+    const seen: string[] = [];
+    proc.stdin.write(`garbage ${MARK} not json\n`);
+    proc.stdin.write(frames(INIT, INITIALIZED, { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }));
+    proc.stdin.flush();
+    await readUntil(reader, 2, seen);
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    for (const line of seen) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+    const stderr = await new Response(proc.stderr).text();
+    expect(stderr).toContain('"event":"transport_error"');
+    expect(stderr).not.toContain(MARK);
+  });
+
+  test("a frame over the size cap closes the session and the process exits instead of hanging", async () => {
+    const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
+    const reader = proc.stdout.getReader();
+    proc.stdin.write(frames(INIT));
+    proc.stdin.flush();
+    await readUntil(reader, 1, []);
+    const chunk = "a".repeat(1024 * 1024);
+    const sentAt = performance.now();
+    try {
+      for (let i = 0; i < 12; i++) {
+        proc.stdin.write(chunk);
+        await proc.stdin.flush();
+      }
+    } catch (err) {
+      // The server may already be gone before the last megabytes are written.
+      expect((err as { code?: string }).code).toBe("EPIPE");
+    }
+    // stdin stays open: only the oversized frame can end the session.
+    const code = await Promise.race([proc.exited, Bun.sleep(5000).then(() => "hung")]);
+    if (code === "hung") proc.kill("SIGKILL");
+    expect(code).toBe(0);
+    expect(performance.now() - sentAt).toBeLessThan(2000);
+    const stderr = await new Response(proc.stderr).text();
+    expect(stderr).toContain('"reason":"transport_closed"');
+  });
+});
