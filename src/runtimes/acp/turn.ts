@@ -31,7 +31,7 @@ export const CLIENT_INFO = { name: "serverfs", version: "1" };
 /** How long replay may keep trickling in after a `session/load` answer before the prompt is sent. */
 const REPLAY_QUIET_MS = 200;
 const REPLAY_MAX_WAIT_MS = 3000;
-/** Grace for the agent's prompt to end after `session/cancel` (auggie needed 12.5 s; we bound it). */
+/** Grace for the prompt to end after `session/cancel` (one measured agent needed 12.5 s; we bound it). */
 const MAX_CANCEL_GRACE_MS = 15_000;
 const STDERR_TAIL_BYTES = 64 * 1024;
 const MAX_SESSION_ID_CHARS = 512;
