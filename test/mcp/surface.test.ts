@@ -3,6 +3,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { z } from "zod";
+import type { Registry } from "../../src/config/types.ts";
+import { createFileService } from "../../src/fs/index.ts";
+import { buildToolSurface } from "../../src/mcp/surface.ts";
+import { HINTS, defineTool } from "../../src/mcp/tool.ts";
 import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpers.ts";
 
 const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
@@ -69,10 +74,31 @@ describe("tool surface per deployment", () => {
     expect(names).toEqual([...READ_TOOLS, "download_binary_file"].sort());
   });
 
-  test("an enabled Agent Bridge without a runtime-allowing workdir adds no tools", async () => {
-    const reg = makeRegistry([{ alias: "a", path: path.join(root, "a") }]);
-    reg.agent.enabled = true;
-    expect(await toolNames(reg)).toEqual([...READ_TOOLS].sort());
+  test("agent tools join the surface only with the Bridge enabled and a workdir allowing a runtime", () => {
+    const agentTool = defineTool({
+      name: "probe_agent_tool",
+      title: "Probe",
+      description: "stands in for an Agent Bridge tool",
+      hints: HINTS.read,
+      input: z.strictObject({}),
+      output: z.object({}),
+      handler: async () => ({ structured: {} }),
+    });
+    const names = (reg: Registry) =>
+      buildToolSurface(reg, { files: createFileService(reg), limits: createFileService(reg).limits() }, [agentTool]).map(
+        (t) => t.name,
+      );
+    const wd = { alias: "a", path: path.join(root, "a") };
+    const off = makeRegistry([wd]);
+    expect(names(off)).not.toContain("probe_agent_tool");
+    const enabledNoRuntime = makeRegistry([wd]);
+    enabledNoRuntime.agent.enabled = true;
+    expect(names(enabledNoRuntime)).not.toContain("probe_agent_tool");
+    const runtimeButDisabled = makeRegistry([{ ...wd, agent_mode: "review", agent_runtimes: ["fake"] }]);
+    expect(names(runtimeButDisabled)).not.toContain("probe_agent_tool");
+    const on = makeRegistry([{ ...wd, agent_mode: "review", agent_runtimes: ["fake"] }]);
+    on.agent.enabled = true;
+    expect(names(on)).toEqual([...READ_TOOLS, "probe_agent_tool"]);
   });
 });
 
