@@ -4,6 +4,7 @@
 // after a write loses everything past one pipe buffer.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Registry } from "../config/types.ts";
+import { errnoCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ServerfsMcp } from "./server.ts";
 
@@ -17,7 +18,7 @@ const DRAIN_ABORT_MS = 200;
  */
 const FORCED_EXIT_MS = 3000;
 
-export type ShutdownReason = "stdin_eof" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
+export type ShutdownReason = "stdin_eof" | "stdout_closed" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
 
 /**
  * Largest single frame the transport accepts. The SDK's default (10 MiB) is smaller than one
@@ -42,6 +43,8 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
   };
 
   let stopping = false;
+  // Set once a write to stdout failed with EPIPE: the client can no longer read anything.
+  let stdoutGone = false;
   const shutdown = async (reason: ShutdownReason): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -59,22 +62,38 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
       pending_requests: pending,
       duration_ms: Math.round(performance.now() - started),
     });
+    if (stdoutGone) process.exit(0);
     process.stdout.end(() => process.exit(0));
   };
 
+  // Each response waiting on a slow reader holds one 'drain' listener; many are legitimate.
+  process.stdout.setMaxListeners(0);
+  // Bun prints runtime warnings as free text on stderr whatever listeners exist; replacing
+  // emitWarning is the one hook it honours, and keeps stderr one JSON object per line.
+  process.emitWarning = ((warning: string | Error) => {
+    logger.warn("runtime_warning", { name: typeof warning === "string" ? "Warning" : warning.name });
+  }) as typeof process.emitWarning;
+  const onStdoutGone = (): void => {
+    stdoutGone = true;
+    void shutdown("stdout_closed");
+  };
+  process.stdout.on("error", onStdoutGone);
   process.on("uncaughtException", (err) => {
+    if (errnoCode(err) === "EPIPE") return onStdoutGone();
     logger.error("uncaught_exception", { error_class: err?.constructor?.name ?? typeof err });
   });
   process.on("unhandledRejection", (err) => {
+    // The SDK's send() rejects with EPIPE when the client closed its end of our stdout.
+    if (errnoCode(err) === "EPIPE") return onStdoutGone();
     logger.error("unhandled_rejection", { error_class: (err as object)?.constructor?.name ?? typeof err });
   });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(signal, () => void shutdown(signal));
   }
   process.stdin.on("end", () => void shutdown("stdin_eof"));
+  process.stdin.on("close", () => void shutdown("stdin_eof"));
   // The SDK closes the transport itself on an oversized frame; without a reader we must not linger.
   mcp.server.onclose = () => void shutdown("transport_closed");
-  process.stdin.on("close", () => void shutdown("stdin_eof"));
 
   await mcp.server.connect(transport);
   return new Promise<never>(() => {});

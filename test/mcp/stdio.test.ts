@@ -304,3 +304,21 @@ describe("frames at the edges", () => {
     expect(stderr).toContain('"reason":"transport_closed"');
   });
 });
+
+test("a client that stops reading stdout (EPIPE) ends the process; stderr stays JSON lines", async () => {
+  const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
+  const reader = proc.stdout.getReader();
+  proc.stdin.write(frames(INIT));
+  proc.stdin.flush();
+  await readUntil(reader, 1, []);
+  await reader.cancel();
+  // Answers nobody can read; stdin stays open, so only the broken stdout can end the session.
+  for (let i = 0; i < 40; i++) proc.stdin.write(frames({ jsonrpc: "2.0", id: 10 + i, method: "tools/list", params: {} }));
+  proc.stdin.flush();
+  const code = await Promise.race([proc.exited, Bun.sleep(5000).then(() => "hung")]);
+  if (code === "hung") proc.kill("SIGKILL");
+  expect(code).toBe(0);
+  const stderr = await new Response(proc.stderr).text();
+  expect(stderr).toContain('"reason":"stdout_closed"');
+  for (const line of stderr.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+});
