@@ -57,6 +57,18 @@ describe("ACP through the Bridge service", () => {
     expect(["REQUEST_ALREADY_RESOLVED", "REQUEST_STALE"]).toContain(late);
   });
 
+  test("an approval left unanswered past its deadline interrupts the task; a late answer is stale; nothing written", async () => {
+    rig = await startBridgeRig([scripted()], { interaction_timeout_seconds: 1 });
+    const id = await rig.submit("acp-scripted", "permission late.txt");
+    const waiting = await rig.waitFor(id, (t) => t.status === "waiting_for_approval");
+    const requestId = (waiting.pending_request as { request_id: string }).request_id;
+    const done = await rig.waitTerminal(id);
+    expect({ status: done.status, code: done.error_code }).toEqual({ status: "interrupted", code: "AGENT_INTERACTION_TIMED_OUT" });
+    expect(await rig.fail("task.approval.respond", { task_id: id, request_id: requestId, option_id: "opt-once" })).toBe("REQUEST_STALE");
+    await Bun.sleep(100);
+    expect(fs.existsSync(path.join(rig.workdir, "late.txt"))).toBe(false);
+  });
+
   test("events are redacted by the service: tool paths relative, titles with <workdir>", async () => {
     rig = await startBridgeRig([scripted()]);
     const id = await rig.submit("acp-scripted", "rich");
