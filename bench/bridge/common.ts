@@ -1,0 +1,78 @@
+// Shared bench helpers: machine line, percentiles, a real `serverfs bridge` child process.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { bridgePaths } from "../../src/bridge/deployment.ts";
+import { makeRegistry, makeWorkdir } from "../../test/bridge/helpers.ts";
+
+export function machine(): string {
+  const cpu = os.cpus()[0]?.model ?? "unknown cpu";
+  return `machine: ${cpu} × ${os.cpus().length}, ${os.platform()} ${os.release()}, bun ${Bun.version}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+}
+
+export function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function summary(label: string, samplesMs: number[]): string {
+  const s = [...samplesMs].sort((a, b) => a - b);
+  return `${label}: n=${s.length} p50=${pct(s, 50).toFixed(3)} ms p99=${pct(s, 99).toFixed(3)} ms max=${s[s.length - 1]!.toFixed(3)} ms`;
+}
+
+export interface BridgeProc {
+  root: string;
+  pid: number;
+  client: BridgeClient;
+  socketPath: string;
+  stop(): Promise<void>;
+}
+
+/** A real Bridge process with `workdirs` fake-enabled workdirs. */
+export async function spawnBridge(workdirs: number, agent: Record<string, unknown> = {}): Promise<BridgeProc> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "sfs-bench-"));
+  const stateDir = path.join(root, "state");
+  const aliases = Array.from({ length: workdirs }, (_, i) => `w${i}`);
+  let toml = `[server]\nstate_dir = "${stateDir}"\nlog_level = "ERROR"\n`;
+  for (const a of aliases) {
+    fs.mkdirSync(path.join(root, a));
+    toml += `[[workdirs]]\nalias = "${a}"\npath = "${path.join(root, a)}"\nread_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n`;
+  }
+  toml += `[agent]\nenabled = true\nenable_fake_runtime = true\n`;
+  for (const [k, v] of Object.entries(agent)) toml += `${k} = ${JSON.stringify(v)}\n`;
+  const cfg = path.join(root, "serverfs.toml");
+  fs.writeFileSync(cfg, toml);
+  const registry = makeRegistry(stateDir, aliases.map((a) => makeWorkdir(a, path.join(root, a))));
+  const socketPath = bridgePaths(registry).socketPath;
+  const proc = Bun.spawn([process.execPath, path.resolve(import.meta.dir, "../../src/cli.ts"), "bridge", "--config", cfg], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const client = new BridgeClient({ path: socketPath }, 60_000);
+  for (let i = 0; ; i++) {
+    try {
+      await client.call("bridge.status", {});
+      break;
+    } catch {
+      if (i > 400) throw new Error("bridge did not start");
+      await Bun.sleep(25);
+    }
+  }
+  return {
+    root,
+    pid: proc.pid,
+    client,
+    socketPath,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+  return kb / 1024;
+}
