@@ -110,6 +110,30 @@ describe("mutation tools", () => {
   });
 });
 
+describe("concurrent calls", () => {
+  test("two concurrent creates of one path: exactly one wins, the winner's bytes are intact", async () => {
+    const [a, b] = await Promise.all([
+      h.call("create_text_file", { workdir: "work", path: "race.txt", content: "first" }),
+      h.call("create_text_file", { workdir: "work", path: "race.txt", content: "second" }),
+    ]);
+    const outcomes = [a!, b!].map((r) => (r.isError ? (r.structuredContent as { code: string }).code : "ok")).sort();
+    expect(outcomes).toEqual(["PATH_ALREADY_EXISTS", "ok"]);
+    const winner = a!.isError ? "second" : "first";
+    expect(fs.readFileSync(path.join(base, "work", "race.txt"), "utf8")).toBe(winner);
+    expect(fs.readdirSync(path.join(base, "work")).filter((n) => n.startsWith(".serverfs-tmp-"))).toEqual([]);
+  });
+
+  test("two concurrent edits with the same revision: one applies, the other is REVISION_CONFLICT", async () => {
+    const made = ok<{ revision: string }>(await h.call("create_text_file", { workdir: "work", path: "cas.txt", content: "v0" }));
+    const edit = (to: string) =>
+      h.call("edit_text_file", { workdir: "work", path: "cas.txt", expected_revision: made.revision, edits: [{ old_text: "v0", new_text: to }] });
+    const [a, b] = await Promise.all([edit("v1"), edit("v2")]);
+    const outcomes = [a!, b!].map((r) => (r.isError ? (r.structuredContent as { code: string }).code : "ok")).sort();
+    expect(outcomes).toEqual(["REVISION_CONFLICT", "ok"]);
+    expect(fs.readFileSync(path.join(base, "work", "cas.txt"), "utf8")).toBe(a!.isError ? "v2" : "v1");
+  });
+});
+
 describe("binary tools", () => {
   test("download returns the exact bytes as an embedded resource with a percent-encoded URI", async () => {
     const res = await h.call("download_binary_file", { workdir: "media", path: "a b.bin" });
