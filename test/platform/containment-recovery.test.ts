@@ -140,3 +140,38 @@ describe.skipIf(!isLinux)("recovery and failure paths (Linux)", () => {
     expect(again).toMatchObject({ proved: true, method: "already-exited" });
   });
 });
+
+describe.skipIf(!isLinux)("pid reuse guard (Linux)", () => {
+  test("a remembered member whose pid now names a different process (other start time) is never signalled", async () => {
+    // An unrelated process, not contained, no marker.
+    const unrelated = Bun.spawn(["sleep", "1000"], { stdio: ["ignore", "ignore", "ignore"] });
+    await waitUntil(() => procFacts(unrelated.pid) !== null, 2000);
+    const realStart = procFacts(unrelated.pid)!.startTime;
+    const real = createProcReader();
+    let leaderPid = 0;
+    let pretend = true;
+    // While `pretend` is on, the unrelated pid is reported as a child of our leader with an older
+    // start time: exactly what a dead member whose pid was then reused looks like to the set.
+    const reader: ProcReader = {
+      list: () =>
+        real.list().map((e) =>
+          pretend && e.pid === unrelated.pid && leaderPid !== 0
+            ? { ...e, ppid: leaderPid, startTime: String(Number(realStart) - 1) }
+            : e,
+        ),
+      markerOf: (pid, markers) => real.markerOf(pid, markers),
+    };
+    const c = createLinuxContainment({ procReader: reader, killPhaseMs: 300 });
+    const runId = uniqueRunId("reuse");
+    const p = await c.spawn({ argv: ["sleep", "1000"], cwd: tmpdir(), env: childEnv(), runId });
+    leaderPid = p.pid;
+    expect(await p.members()).toContain(unrelated.pid);
+    pretend = false;
+    expect(await p.members()).not.toContain(unrelated.pid);
+    const evidence = await p.stop(50);
+    expect(evidence.proved).toBe(true);
+    expect(isLive(unrelated.pid, realStart)).toBe(true);
+    unrelated.kill("SIGKILL");
+    await unrelated.exited;
+  });
+});

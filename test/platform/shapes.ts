@@ -57,6 +57,20 @@ export const SHAPES: TreeShape[] = [
     argv: ["sh", "-c", "( env -i /bin/sh -c 'sleep 1000 & sleep 1000 & wait' & ) ; sleep 1000"],
     sleepers: 3,
   },
+  {
+    // A stopped process keeps SIGTERM pending forever; only SIGKILL ends it.
+    name: "stopped-member",
+    argv: ["sh", "-c", "perl -e 'kill q(STOP), $$; sleep 1000' & wait"],
+    sleepers: 1,
+    ignoresTerm: true,
+  },
+  {
+    // Ignores TERM and immediately restarts its child in a fresh session whenever it dies.
+    name: "respawning-escaper",
+    argv: ["sh", "-c", "trap '' TERM; while :; do setsid sleep 1000; done"],
+    sleepers: 1,
+    ignoresTerm: true,
+  },
 ];
 
 /** 1 + 7 * (1 + 6) = 50 processes. */
