@@ -53,6 +53,12 @@ export async function main(argv: string[]): Promise<number> {
     await writeStdout(`${entry.usage}\n`);
     return 0;
   }
+  if (word === "__fake-provider") {
+    // Hidden: the fake runtime's provider process inside a compiled binary (src/runtimes/fake/adapter.ts).
+    const { runFakeProvider } = await import("./runtimes/fake/provider.ts");
+    await runFakeProvider();
+    return 0;
+  }
   const entry = COMMANDS[word];
   if (!entry) {
     return fail(new ServerfsError("USAGE_ERROR", `unknown command '${word}' (run 'serverfs help')`));
