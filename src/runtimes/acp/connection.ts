@@ -38,7 +38,8 @@ function parsePermissionRequest(params: unknown): acp.RequestPermissionRequest {
   throw acp.RequestError.invalidParams(undefined, "malformed session/request_permission");
 }
 
-function parseSessionUpdate(params: unknown): RawSessionUpdate {
+/** A notification cannot be answered, so a malformed one becomes null (and a diagnostic), not a throw. */
+function parseSessionUpdate(params: unknown): RawSessionUpdate | null {
   if (params && typeof params === "object") {
     const p = params as { sessionId?: unknown; update?: unknown };
     if (typeof p.sessionId === "string" && p.update && typeof p.update === "object") {
@@ -48,7 +49,7 @@ function parseSessionUpdate(params: unknown): RawSessionUpdate {
       }
     }
   }
-  throw acp.RequestError.invalidParams(undefined, "malformed session/update");
+  return null;
 }
 
 /** Method names are agent-chosen text: keep only a bounded, printable form for records. */
@@ -91,7 +92,8 @@ export class AcpPeer {
       })
       .onNotification(RAW_SESSION_UPDATE, parseSessionUpdate, ({ params }) => {
         handlers.onActivity();
-        handlers.onSessionUpdate(params);
+        if (params === null) handlers.onDiagnostic("malformed_update", "a session/update without sessionId or update type was ignored");
+        else handlers.onSessionUpdate(params);
       })
       .onRequest("*", ({ method }) => {
         handlers.onActivity();

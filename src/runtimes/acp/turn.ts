@@ -12,6 +12,7 @@ import type { ContainedProcess } from "../../../platform/types.ts";
 import { Redactor } from "../../bridge/redact.ts";
 import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
+import { VERSION } from "../../version.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { findModelOption, snapshotFrom } from "./capabilities.ts";
 import { childEnvExtras } from "./child-env.ts";
@@ -26,7 +27,7 @@ export const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: false, writeTextFile: false },
   terminal: false,
 };
-export const CLIENT_INFO = { name: "serverfs", version: "1" };
+export const CLIENT_INFO = { name: "serverfs", version: VERSION };
 
 /** How long replay may keep trickling in after a `session/load` answer before the prompt is sent. */
 const REPLAY_QUIET_MS = 200;
@@ -87,8 +88,11 @@ export class AcpTurn {
   cancel(): void {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
+    // Aborting first answers every pending permission `cancelled`; session/cancel follows once
+    // those answers are on the wire (seed §14.1 order).
     this.stopping.abort(cancelledError());
-    if (this.sessionId !== null && this.peer !== null) void this.peer.notifyCancel(this.sessionId);
+    const { sessionId, peer } = this;
+    if (sessionId !== null && peer !== null) setTimeout(() => void peer.notifyCancel(sessionId), 0);
   }
 
   async run(): Promise<AdapterResult> {
@@ -365,14 +369,22 @@ export class AcpTurn {
   }
 
   /** Race `p` against cancellation and the connection's failure. */
-  private abortable<T>(p: Promise<T>): Promise<T> {
+  private async abortable<T>(p: Promise<T>): Promise<T> {
     const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return Promise.race([
-      p,
-      this.peer ? this.peer.failure : new Promise<never>(() => {}),
-      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
-    ]);
+    if (signal.aborted) throw signal.reason;
+    let onAbort: (() => void) | null = null;
+    try {
+      return await Promise.race([
+        p,
+        this.peer ? this.peer.failure : new Promise<never>(() => {}),
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(signal.reason);
+          signal.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      if (onAbort !== null) signal.removeEventListener("abort", onAbort);
+    }
   }
 
   private exitError(): ServerfsError {

@@ -76,7 +76,7 @@ describe("defective agents", () => {
     expect(await task.survivors()).toEqual([]);
   });
 
-  test("unknown update types → one bounded marker per type (at most 16), payloads never copied, turn succeeds", async () => {
+  test("unknown update types → one bounded marker per type (at most 16), payloads never copied; malformed ones only diagnosed", async () => {
     const task = rig.task("x");
     const result = await rig.adapter(profileFor("unknown-updates.ts")).run(task);
     expect(result.finalResponse).toBe("done anyway");
@@ -85,6 +85,7 @@ describe("defective agents", () => {
     expect(markers[0]).toEqual({ update_type: "subagent_update" });
     expect(JSON.stringify(task.events)).not.toContain("TOPSECRET");
     for (const m of markers) expect(String(m.update_type)).toMatch(/^[A-Za-z0-9_./?-]{1,64}$/);
+    expect(rig.diagnostics.records.filter((r) => r.kind === "malformed_update").length).toBe(2);
   });
 
   test("fs/write_text_file and terminal/create despite no capability → -32601, a diagnostic, nothing written", async () => {
