@@ -1,0 +1,296 @@
+// The byte scanner behind search_text: one reusable buffer, raw-byte search with Buffer.indexOf
+// (memmem), per-line UTF-8 decoding of candidate lines only, the 64 KiB NUL rule, streamed lines
+// longer than the buffer, and a 2 KiB UTF-8-safe cap on each match's text.
+
+import fs from "node:fs";
+
+export interface SearchMatch {
+  path: string;
+  line: number;
+  text: string;
+  text_truncated?: true;
+}
+
+const BLOCK = 64 * 1024;
+const BUFFER_BYTES = 1024 * 1024;
+const TEXT_CAP = 2048;
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Simple-case-folding approximation shared by query and text. */
+export function fold(s: string): string {
+  return s.toUpperCase().toLowerCase();
+}
+
+export interface FileMatch extends SearchMatch {
+  lineEndAbs: number;
+}
+
+/** Line text for a match: the line without its \n, capped at 2 KiB on a UTF-8 boundary. */
+function matchText(line: Uint8Array): { text: string; truncated: boolean } {
+  if (line.length <= TEXT_CAP) return { text: fatalUtf8.decode(line), truncated: false };
+  let end = TEXT_CAP;
+  while (end > 0 && ((line[end] as number) & 0xc0) === 0x80) end--;
+  return { text: fatalUtf8.decode(line.subarray(0, end)), truncated: true };
+}
+
+function tryDecode(bytes: Uint8Array): string | null {
+  try {
+    return fatalUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function countNewlines(view: Buffer, from: number, to: number): number {
+  let n = 0;
+  let i = view.indexOf(10, from);
+  while (i !== -1 && i < to) {
+    n++;
+    i = view.indexOf(10, i + 1);
+  }
+  return n;
+}
+
+export class Scanner {
+  readonly buf = Buffer.allocUnsafe(BUFFER_BYTES);
+  private readonly needle: Buffer;
+  private readonly folded: string;
+
+  constructor(
+    readonly query: string,
+    readonly caseSensitive: boolean,
+  ) {
+    this.needle = Buffer.from(query, "utf8");
+    this.folded = fold(query);
+  }
+
+  /**
+   * Scan one open regular file. `want` is how many matches are still useful (limit+1 - found).
+   * Returns the file's matches (already NUL-cut).
+   */
+  scanFile(fd: number, size: number, path: string, want: number, deadline: () => void): FileMatch[] {
+    const B = this.buf;
+    const out: FileMatch[] = [];
+    let filled = 0; // bytes held in B
+    let base = 0; // file offset of B[0]
+    let filePos = 0;
+    let countedPos = 0; // newlines before B[countedPos] are counted in linesBefore
+    let linesBefore = 0;
+    let cut = Number.POSITIVE_INFINITY;
+    let matching = true;
+    let prefilled = false;
+
+    // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
+    // candidate for the needle; nothing else needs doing.
+    if (this.caseSensitive && size < B.length) {
+      const n = fs.readSync(fd, B, 0, B.length, 0);
+      const view = B.subarray(0, n);
+      if (n >= size && view.indexOf(0) === -1 && view.indexOf(this.needle) === -1) return [];
+      filled = n;
+      filePos = n;
+      prefilled = true;
+    }
+    for (;;) {
+      deadline();
+      if (filled === B.length) {
+        // One line fills the whole buffer: stream it without holding it.
+        const r = this.scanLongLine(fd, filePos, base, linesBefore + 1, matching, deadline);
+        if (r.match !== null && r.lineEndAbs <= cut) out.push({ ...r.match, path, lineEndAbs: r.lineEndAbs });
+        if (r.nulAbs !== -1) {
+          cut = Math.min(cut, Math.floor(r.nulAbs / BLOCK) * BLOCK);
+          break;
+        }
+        if (r.eof) break;
+        // r.rest holds the bytes after the line's \n, already copied to B[0..]
+        filePos = r.filePos;
+        base = r.restBase;
+        filled = r.restLen;
+        countedPos = 0;
+        linesBefore += 1;
+        if (out.length >= want) matching = false;
+        continue;
+      }
+      let n: number;
+      let newStart = filled;
+      if (prefilled) {
+        // bytes already read by the fast path above
+        prefilled = false;
+        n = filled;
+        newStart = 0;
+        filled = 0;
+        filePos = 0;
+      } else n = fs.readSync(fd, B, filled, B.length - filled, filePos);
+      // Reaching the fstat size counts as EOF: it saves a read and the newline bookkeeping that
+      // only multi-buffer files need (a file growing meanwhile is searched up to its old size).
+      const eof = n === 0 || filePos + n >= size;
+      filePos += n;
+      filled += n;
+      let procEnd: number;
+      const nul = n > 0 ? B.subarray(0, filled).indexOf(0, newStart) : -1;
+      if (nul !== -1) {
+        cut = Math.min(cut, Math.floor((base + nul) / BLOCK) * BLOCK);
+        procEnd = Math.max(0, Math.min(filled, cut - base));
+        // only whole lines before the cut count
+        const lastNl = procEnd > 0 ? B.lastIndexOf(10, procEnd - 1) : -1;
+        procEnd = lastNl + 1;
+      } else if (eof) {
+        procEnd = filled;
+      } else {
+        const lastNl = B.lastIndexOf(10, filled - 1);
+        procEnd = lastNl === -1 ? 0 : lastNl + 1;
+        // no complete line yet: read more, or (buffer full) take the long-line path next turn
+        if (procEnd === 0) continue;
+      }
+      if (matching && procEnd > 0) {
+        const view = B.subarray(0, procEnd);
+        const found = this.caseSensitive ? this.matchBytes(view, want - out.length, countedPos, linesBefore) : this.matchFolded(view, want - out.length, countedPos, linesBefore);
+        for (const m of found) out.push({ path, line: m.line, text: m.text, ...(m.truncated ? { text_truncated: true as const } : {}), lineEndAbs: base + m.lineEnd });
+        if (out.length >= want) matching = false;
+      }
+      if (nul !== -1) break;
+      if (eof) break;
+      if (!matching) {
+        // Enough matches: only a later NUL could still retract some, so look for NUL alone.
+        cut = Math.min(cut, this.findNulFrom(fd, base + filled));
+        break;
+      }
+      // Keep the partial last line; count the lines we drop so later line numbers stay right.
+      linesBefore += countNewlines(B.subarray(0, procEnd), countedPos, procEnd);
+      B.copyWithin(0, procEnd, filled);
+      base += procEnd;
+      filled -= procEnd;
+      countedPos = 0;
+    }
+    return cut === Number.POSITIVE_INFINITY ? out : out.filter((m) => m.lineEndAbs <= cut);
+  }
+
+  private findNulFrom(fd: number, pos: number): number {
+    const B = this.buf;
+    let p = pos;
+    for (;;) {
+      const n = fs.readSync(fd, B, 0, B.length, p);
+      if (n === 0) return Number.POSITIVE_INFINITY;
+      const i = B.subarray(0, n).indexOf(0);
+      if (i !== -1) return Math.floor((p + i) / BLOCK) * BLOCK;
+      p += n;
+    }
+  }
+
+  private matchBytes(view: Buffer, want: number, countedFrom: number, linesBefore: number) {
+    const found: { line: number; text: string; truncated: boolean; lineEnd: number }[] = [];
+    let counted = countedFrom;
+    let lines = linesBefore;
+    let from = 0;
+    while (found.length < want) {
+      const i = view.indexOf(this.needle, from);
+      if (i === -1) break;
+      const ls = i === 0 ? 0 : view.lastIndexOf(10, i - 1) + 1;
+      let le = view.indexOf(10, i);
+      const next = le === -1 ? view.length : le + 1;
+      if (le === -1) le = view.length;
+      lines += countNewlines(view, counted, ls);
+      counted = ls;
+      const line = view.subarray(ls, le);
+      if (tryDecode(line) !== null) {
+        const { text, truncated } = matchText(line);
+        found.push({ line: lines + 1, text, truncated, lineEnd: next });
+      }
+      from = next;
+    }
+    return found;
+  }
+
+  private matchFolded(view: Buffer, want: number, countedFrom: number, linesBefore: number) {
+    const found: { line: number; text: string; truncated: boolean; lineEnd: number }[] = [];
+    let lines = linesBefore + countNewlines(view, countedFrom, 0);
+    let ls = 0;
+    // Line by line: each line is decoded on its own so one bad line cannot hide the others.
+    while (ls < view.length && found.length < want) {
+      let le = view.indexOf(10, ls);
+      const next = le === -1 ? view.length : le + 1;
+      if (le === -1) le = view.length;
+      const line = view.subarray(ls, le);
+      const s = tryDecode(line);
+      if (s !== null && fold(s).includes(this.folded)) {
+        const { text, truncated } = matchText(line);
+        found.push({ line: lines + 1, text, truncated, lineEnd: next });
+      }
+      lines++;
+      ls = next;
+    }
+    return found;
+  }
+
+  /**
+   * A line longer than the buffer: stream it, tracking UTF-8 validity and the needle across chunk
+   * boundaries, keeping only its first 2 KiB for the match text.
+   */
+  private scanLongLine(fd: number, filePos: number, base: number, lineNo: number, matching: boolean, deadline: () => void) {
+    const B = this.buf;
+    const head = Buffer.from(B.subarray(0, TEXT_CAP + 4));
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    let valid = true;
+    let hit = false;
+    let tail = Buffer.alloc(0);
+    let tailText = "";
+    let pos = filePos;
+    let chunkBase = base;
+    let chunkLen = B.length;
+    const overlap = Math.max(0, this.needle.length - 1);
+    const consume = (part: Buffer, final: boolean) => {
+      if (valid) {
+        try {
+          const s = decoder.decode(part, { stream: !final });
+          if (matching && !this.caseSensitive && !hit) {
+            const window = tailText + s;
+            if (fold(window).includes(this.folded)) hit = true;
+            tailText = window.slice(-Math.max(1, this.query.length * 2));
+          }
+        } catch {
+          valid = false;
+        }
+      }
+      if (matching && this.caseSensitive && !hit) {
+        const window = Buffer.concat([tail, part]);
+        if (window.indexOf(this.needle) !== -1) hit = true;
+        tail = Buffer.from(window.subarray(Math.max(0, window.length - overlap)));
+      }
+    };
+    for (;;) {
+      deadline();
+      const chunk = B.subarray(0, chunkLen);
+      const nul = chunk.indexOf(0);
+      const nl = chunk.indexOf(10);
+      if (nul !== -1 && (nl === -1 || nul < nl)) return { match: null, lineEndAbs: 0, nulAbs: chunkBase + nul, eof: false, filePos: pos, restBase: 0, restLen: 0 };
+      if (nl !== -1) {
+        consume(chunk.subarray(0, nl), true);
+        const lineEndAbs = chunkBase + nl + 1;
+        const restLen = chunkLen - nl - 1;
+        B.copyWithin(0, nl + 1, chunkLen);
+        let match: SearchMatch | null = null;
+        if (valid && hit) {
+          let end = TEXT_CAP;
+          while (end > 0 && ((head[end] as number) & 0xc0) === 0x80) end--;
+          match = { path: "", line: lineNo, text: fatalUtf8.decode(head.subarray(0, end)), text_truncated: true };
+        }
+        return { match, lineEndAbs, nulAbs: -1, eof: false, filePos: pos, restBase: lineEndAbs, restLen };
+      }
+      consume(chunk, false);
+      chunkBase += chunkLen;
+      const n = fs.readSync(fd, B, 0, B.length, pos);
+      if (n === 0) {
+        consume(Buffer.alloc(0), true);
+        let match: SearchMatch | null = null;
+        if (valid && hit) {
+          let end = TEXT_CAP;
+          while (end > 0 && ((head[end] as number) & 0xc0) === 0x80) end--;
+          match = { path: "", line: lineNo, text: fatalUtf8.decode(head.subarray(0, end)), text_truncated: true };
+        }
+        return { match, lineEndAbs: chunkBase, nulAbs: -1, eof: true, filePos: pos, restBase: 0, restLen: 0 };
+      }
+      pos += n;
+      chunkLen = n;
+    }
+  }
+}
+
