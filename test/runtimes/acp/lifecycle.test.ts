@@ -52,7 +52,8 @@ describe("cancellation", () => {
     expect(await task.survivors()).toEqual([]);
   });
 
-  test("setsid grandchildren left behind by the agent's cancel are stopped by containment", async () => {
+  // The fixture's tool uses the util-linux `setsid` program and liveness is read from /proc.
+  test.skipIf(process.platform !== "linux")("setsid grandchildren left behind by the agent's cancel are stopped by containment", async () => {
     const pidsFile = path.join(rig.stateDir, "pids.json");
     const task = rig.task("go");
     const adapter = rig.adapter(profileFor("setsid-grandchildren.ts", [`--pids=${pidsFile}`]));
