@@ -4,6 +4,8 @@
 import type { Registry } from "../config/types.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { FakeAdapter } from "../runtimes/fake/adapter.ts";
+import { acpRuntimeFamily } from "../runtimes/acp/index.ts";
+import { codexRuntimeFamily } from "../runtimes/codex/index.ts";
 
 export interface FamilyOptions {
   /** Test hook for the fake runtime: a file each fake turn appends to. */
@@ -19,7 +21,7 @@ export type RuntimeFamily = (
 const fakeFamily: RuntimeFamily = (registry, _services, options) =>
   registry.agent.enable_fake_runtime ? [new FakeAdapter({ turnLog: options.fakeTurnLog ?? null })] : [];
 
-export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily];
+export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily, acpRuntimeFamily, codexRuntimeFamily];
 
 export function buildAdapters(
   registry: Registry,
