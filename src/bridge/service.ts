@@ -217,15 +217,29 @@ export class BridgeService {
     return reconciled;
   }
 
-  /** false when the task's provider is proved gone (never started, or swept with proof); else null. */
+  /**
+   * false when the task's provider is proved gone (never started, or its run marker swept with
+   * proof); else null (unknown). The proof is recorded as a `runtime.stop_proof` event.
+   */
   private async provedInactive(task: TaskRow): Promise<false | null> {
-    if (task.provider_started !== 1) return false;
+    if (task.provider_started !== 1) {
+      this.tryEvent(task.task_id, "runtime.stop_proof", { provider_started: false, proved: true });
+      return false;
+    }
     if (!task.run_id) return null;
     try {
       const r = await this.deps.containment.sweep([task.run_id], this.stopGraceMs);
       this.log("reconcile.sweep", { task_id: task.task_id, found: r.found, proved: r.evidence.proved });
+      this.tryEvent(task.task_id, "runtime.stop_proof", {
+        provider_started: true,
+        swept: r.found,
+        method: r.evidence.method,
+        survivors: r.evidence.survivors.length,
+        proved: r.evidence.proved,
+      });
       return r.evidence.proved ? false : null;
     } catch {
+      this.tryEvent(task.task_id, "runtime.stop_proof", { provider_started: true, proved: false });
       return null;
     }
   }

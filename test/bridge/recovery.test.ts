@@ -96,6 +96,9 @@ describe("crash and restart of a real serverfs bridge", () => {
       provider_active: false,
       error_code: "BRIDGE_RESTARTED",
     });
+    const proof = ev.find((e) => e.event_type === "runtime.stop_proof")!.payload;
+    expect([proof.provider_started, proof.proved, proof.survivors]).toEqual([true, true, 0]);
+    expect(proof.swept).toBeGreaterThanOrEqual(3);
     expect([providerPid, ...pids].filter(pidAlive)).toEqual([]);
     expect(fs.existsSync(guardFile)).toBe(false);
     expect(turnCount(d.turnLog)).toBe(1);
