@@ -68,6 +68,7 @@ function loadLibc() {
     fgetxattr: { args: ["i32", "ptr", "ptr", "u64"], returns: "i64" },
     fsetxattr: { args: ["i32", "ptr", "ptr", "u64", "i32"], returns: "i32" },
     fsync: { args: ["i32"], returns: "i32" },
+    close: { args: ["i32"], returns: "i32" },
   });
   // Two bindings of the same variadic symbol with the argument shapes we need (all integers).
   const openat2 = dlopen("libc.so.6", {
@@ -136,10 +137,33 @@ function closeFd(fd: number): void {
   }
 }
 
+// Reused argument buffers: search opens tens of thousands of files per call, and the kernel
+// copies both before openat2 returns, so one thread can safely reuse them.
+const howCache = new Map<number, BigUint64Array>();
+const pathBuf = Buffer.allocUnsafe(4097);
+
+function howFor(flags: number, mode: number): BigUint64Array {
+  if (mode !== 0) return new BigUint64Array([BigInt(flags | O.CLOEXEC), BigInt(mode), RESOLVE_FLAGS]);
+  let how = howCache.get(flags);
+  if (how === undefined) {
+    how = new BigUint64Array([BigInt(flags | O.CLOEXEC), 0n, RESOLVE_FLAGS]);
+    howCache.set(flags, how);
+  }
+  return how;
+}
+
+function pathArg(rel: string): Buffer {
+  // at most 3 UTF-8 bytes per UTF-16 unit: short strings surely fit; long ones get their own buffer
+  if (rel.length > 1365) return cstr(rel);
+  const n = pathBuf.write(rel, 0, "utf8");
+  pathBuf[n] = 0;
+  return pathBuf;
+}
+
 /** openat2(dirfd, rel, {flags, mode, RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS}). */
 export function openat2(dirfd: number, rel: string, flags: number, mode = 0): number {
-  const how = new BigUint64Array([BigInt(flags | O.CLOEXEC), BigInt(mode), RESOLVE_FLAGS]);
-  const path = cstr(rel);
+  const how = howFor(flags, mode);
+  const path = pathArg(rel);
   for (let attempt = 0; ; attempt++) {
     const r = Number(lib().openat2(SYS_OPENAT2, BigInt(dirfd), path, how, 24n));
     if (r >= 0) return r;
@@ -178,6 +202,11 @@ export function fchmod(fd: number, mode: number): void {
 
 export function fchown(fd: number, uid: number, gid: number): void {
   check(lib().s.fchown(fd, uid, gid), "fchown");
+}
+
+/** close(2) without node:fs bookkeeping (hot path of search). */
+export function close(fd: number): void {
+  lib().s.close(fd);
 }
 
 export function fsync(fd: number): void {

@@ -48,6 +48,8 @@ export interface FsNative {
   listXattrs(fd: number): Map<string, Buffer>;
   setXattr(fd: number, name: string, value: Buffer): void;
   fsync(fd: number): void;
+  /** Close a descriptor this backend opened (search's hot path; errors ignored). */
+  closeFast(fd: number): void;
   /** Which extended attributes a replacement must carry over. */
   preservesXattr(name: string): boolean;
   /** Copy an ACL kept outside the xattr namespace (macOS); absent where ACLs are xattrs. */

@@ -164,6 +164,7 @@ export const darwinNative: FsNative = {
   listXattrs: sys.listXattrs,
   setXattr: sys.setXattr,
   fsync: sys.fsync,
+  closeFast: closeQuietly,
   preservesXattr: () => true,
   copyAcl: sys.copyAcl,
 };

@@ -132,6 +132,7 @@ export const linuxNative: FsNative = {
   listXattrs: sys.listXattrs,
   setXattr: sys.setXattr,
   fsync: sys.fsync,
+  closeFast: sys.close,
   // user attributes and the POSIX access ACL; security.* labels are assigned by the system
   preservesXattr: (name) => name.startsWith("user.") || name === "system.posix_acl_access",
 };

@@ -128,7 +128,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
           if (err instanceof ServerfsError) throw err;
           continue; // a read error on one file does not fail the search
         } finally {
-          closeQuietly(fd);
+          ws.native.closeFast(fd);
         }
         if (matches.length >= want) break walk;
       }
