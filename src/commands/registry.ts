@@ -36,7 +36,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   doctor: {
     summary: "read-only diagnosis of config, workdirs, state, Bridge and runtimes",
     usage:
-      "serverfs doctor --config FILE [--json] [--probe-acp]\n\n" +
+      "serverfs doctor (--config FILE | --env-file FILE) [--json] [--probe-acp]\n\n" +
+      "Read-only: creates and changes nothing. One 'label: OK|WARN|FAIL -- detail' line per check\n" +
+      "on stdout (--json: one document). --probe-acp also starts each ACP agent for a bounded\n" +
+      "initialize + session/new in a throwaway directory and stops it again.\n" +
       "Exit 0 when clean, 1 on any FAIL, 2 when the config is unreadable or invalid.",
     load: () => import("./doctor.ts"),
   },

@@ -1,0 +1,140 @@
+// The Agent Bridge as a client sees it: is the socket there and ours, does it accept a
+// connection, who answers (the socket file's owner, the pid the Bridge reports and that
+// process's uid), and does it run this version. A socket file that refuses connections is a
+// stale leftover of a Bridge that died; no socket at all means the Bridge is down.
+import fs from "node:fs";
+import net from "node:net";
+import { pipeTokenPath } from "../../bridge/deployment.ts";
+import { BridgeClient } from "../../bridge/ipc/client.ts";
+import { errnoCode, ServerfsError } from "../../errors.ts";
+import { VERSION } from "../../version.ts";
+import type { DoctorContext } from "../context.ts";
+import { fail, ok, type CheckResult } from "../types.ts";
+
+const CONNECT_TIMEOUT_MS = 2000;
+const START_HINT = "start the Bridge: serverfs service start (or serverfs bridge --config FILE in a terminal)";
+
+function connectProbe(socketPath: string): Promise<"live" | "refused" | "timeout" | "error"> {
+  return new Promise((resolve) => {
+    const s = net.connect({ path: socketPath });
+    const done = (r: "live" | "refused" | "timeout" | "error") => {
+      clearTimeout(timer);
+      s.removeAllListeners();
+      s.on("error", () => {});
+      s.destroy();
+      resolve(r);
+    };
+    const timer = setTimeout(() => done("timeout"), CONNECT_TIMEOUT_MS);
+    s.once("connect", () => done("live"));
+    s.once("error", (err) => done(errnoCode(err) === "ECONNREFUSED" ? "refused" : "error"));
+  });
+}
+
+/** Linux: the real uid of a process, from /proc. null where it cannot be measured. */
+function uidOfPid(pid: number): number | null {
+  if (process.platform !== "linux") return null;
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
+  const { socketPath } = ctx.paths;
+  const out: CheckResult[] = [];
+  let ownerText = "";
+  if (process.platform !== "win32") {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(socketPath);
+    } catch (err) {
+      if (errnoCode(err) === "ENOENT" || errnoCode(err) === "ENOTDIR") {
+        ctx.bridge = { state: "down" };
+        return [fail("bridge.socket", "bridge", `not running (no socket at ${socketPath})`, `${START_HINT}; agent tools answer AGENT_BRIDGE_UNAVAILABLE until then`)];
+      }
+      ctx.bridge = { state: "unsafe" };
+      return [fail("bridge.socket", "bridge", `${socketPath} cannot be inspected (${errnoCode(err) ?? "error"})`, "give the Bridge user access to its socket directory")];
+    }
+    if (!st.isSocket()) {
+      ctx.bridge = { state: "unsafe" };
+      return [fail("bridge.socket", "bridge", `${socketPath} exists but is not a socket`, "remove whatever occupies the socket path, then start the Bridge")];
+    }
+    if (ctx.uid !== null && st.uid !== ctx.uid) {
+      ctx.bridge = { state: "unsafe" };
+      return [
+        fail(
+          "bridge.socket",
+          "bridge",
+          `the socket is owned by uid ${st.uid}, not ${ctx.uid}`,
+          "run doctor (and serve) as the Bridge's user; never connect to another user's Bridge",
+        ),
+      ];
+    }
+    const probe = await connectProbe(socketPath);
+    if (probe === "refused") {
+      ctx.bridge = { state: "stale" };
+      return [
+        fail(
+          "bridge.socket",
+          "bridge",
+          `stale socket: ${socketPath} exists but refuses connections (the Bridge that made it is gone)`,
+          `${START_HINT}; a starting Bridge replaces a stale socket of its own user by itself`,
+        ),
+      ];
+    }
+    if (probe !== "live") {
+      ctx.bridge = { state: "unresponsive" };
+      return [fail("bridge.socket", "bridge", `the socket did not accept a connection (${probe})`, "restart the Bridge (serverfs service stop, then start)")];
+    }
+    ownerText = `socket owned by uid ${st.uid}`;
+  }
+
+  let pipeToken: string | null = null;
+  if (process.platform === "win32") {
+    try {
+      pipeToken = fs.readFileSync(pipeTokenPath(ctx.paths), "utf8").trim();
+    } catch {
+      pipeToken = null;
+    }
+  }
+  const timeoutMs = Math.min(ctx.registry.agent.bridge_timeout_seconds * 1000, 5000);
+  const client = new BridgeClient({ path: socketPath, pipeToken }, timeoutMs);
+  let status: Record<string, unknown>;
+  try {
+    status = await client.call("bridge.status", {});
+  } catch (err) {
+    const code = err instanceof ServerfsError ? err.code : "INTERNAL_ERROR";
+    ctx.bridge = { state: code === "AGENT_BRIDGE_UNAVAILABLE" ? "down" : "unresponsive" };
+    if (code === "PEER_NOT_AUTHORIZED") {
+      return [fail("bridge.socket", "bridge", "the Bridge refused this user (PEER_NOT_AUTHORIZED)", "run doctor as the user the Bridge runs as")];
+    }
+    return [fail("bridge.socket", "bridge", `connected, but bridge.status failed: ${code}`, "restart the Bridge (serverfs service stop, then start) and look at its log")];
+  }
+  const version = typeof status.version === "string" ? status.version.slice(0, 64) : null;
+  const pid = typeof status.pid === "number" && Number.isInteger(status.pid) ? status.pid : null;
+  ctx.bridge = { state: "up", version, pid, call: (m, p) => client.call(m, p) };
+  out.push(ok("bridge.socket", "bridge", `reachable; ${typeof status.active_tasks === "number" ? status.active_tasks : "?"} active task(s)`));
+
+  const pidUid = pid !== null ? uidOfPid(pid) : null;
+  if (pidUid !== null && ctx.uid !== null && pidUid !== ctx.uid) {
+    out.push(fail("bridge.identity", "bridge identity", `the Bridge process ${pid} runs as uid ${pidUid}, not ${ctx.uid}`, "stop that process; run the Bridge as the user that owns the deployment"));
+  } else {
+    const parts = [ownerText, pid !== null ? `Bridge pid ${pid}${pidUid !== null ? ` runs as uid ${pidUid}` : ""}` : "Bridge did not report its pid"];
+    parts.push("the Bridge accepted this user's kernel-measured uid");
+    out.push(ok("bridge.identity", "bridge identity", parts.filter(Boolean).join("; ")));
+  }
+  if (version === VERSION) out.push(ok("bridge.version", "bridge version", version));
+  else {
+    out.push(
+      fail(
+        "bridge.version",
+        "bridge version",
+        `the Bridge runs serverfs ${version ?? "(unknown)"}, this binary is ${VERSION}`,
+        "restart the Bridge so it runs this version (serverfs service stop, then start)",
+      ),
+    );
+  }
+  return out;
+}
