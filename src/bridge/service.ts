@@ -867,6 +867,10 @@ export class BridgeService {
     if (utf8Bytes(json) > this.limits.max_interaction_bytes) {
       throw new ServerfsError("AGENT_INTERACTION_TOO_LARGE", `interaction exceeds ${this.limits.max_interaction_bytes} bytes`);
     }
+    // One pending request per task: refuse before anything (waiter, event) is created.
+    const current = this.store.require(run.taskId);
+    if (current.pending_request_id !== null) throw new ServerfsError("REQUEST_PENDING", "the task already has a pending request");
+    if (current.status !== "running") throw new ServerfsError("INVALID_TASK_TRANSITION", `task is ${current.status}`);
     const requestId = newId("req_");
     const expiresAt = this.expiresAt(run.taskId);
     const row: InteractionRow = {
