@@ -346,3 +346,18 @@ describe("a provider that ignores cancellation", () => {
     expect((await h.waitTerminal(next)).status).toBe("succeeded");
   });
 });
+
+describe("cancel before the provider exists", () => {
+  test("cancel right after submit: cancelled, never succeeds, lease and guard freed", async () => {
+    const p = { runtime: "fake", workdir: "other", path: "", profile: "workspace-write", prompt: "complete:too-late" };
+    const [sub] = await Promise.all([h.call("task.submit", p)]);
+    const id = sub.task_id as string;
+    expect((await h.call("task.cancel", { task_id: id })).status).toBe("cancelled");
+    const t = await h.waitFor(id, (v) => v.completed_at !== null);
+    expect([t.status, t.final_response]).toEqual(["cancelled", null]);
+    for (let i = 0; i < 200 && fs.existsSync(guardOf("other")); i++) await Bun.sleep(20);
+    expect(fs.existsSync(guardOf("other"))).toBe(false);
+    const next = await h.submit("complete:fine", { workdir: "other" });
+    expect((await h.waitTerminal(next)).status).toBe("succeeded");
+  });
+});
