@@ -1,0 +1,255 @@
+// Doctor against real deployments with a real `serverfs bridge`: a healthy deployment, proof
+// that doctor changes nothing (state dir file list, modes, sizes and mtimes, with the Bridge up,
+// stopped and crashed), Bridge down, stale socket, recovery guards (a crashed task's guard, an
+// orphaned guard, a guard held by a running task) and a too-new database.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import fs from "node:fs";
+import path from "node:path";
+import { leaseFiles } from "../../src/bridge/deployment.ts";
+import { publishGuard } from "../../src/bridge/guard.ts";
+import { loadRegistry } from "../../src/config/load.ts";
+import { cleanup, makeDeployment, pidAlive, runDoctor, startBridge, treeSnapshot, type Deployment } from "./helpers.ts";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach(cleanup));
+
+function deployment(opts: Parameters<typeof makeDeployment>[0] = {}): Deployment {
+  const d = makeDeployment(opts);
+  dirs.push(d.root);
+  return d;
+}
+
+async function guardFileOf(d: Deployment, alias: string): Promise<string> {
+  const { registry } = await loadRegistry({ configFile: d.config });
+  return leaseFiles(registry, alias).guardFile;
+}
+
+async function pidsOf(client: { call: (m: string, p: Record<string, unknown>) => Promise<Record<string, unknown>> }, taskId: string): Promise<number[]> {
+  for (let i = 0; i < 200; i++) {
+    const ev = (await client.call("task.events", { task_id: taskId })).events as Array<{ payload: Record<string, unknown> }>;
+    const hit = ev.find((e) => Array.isArray(e.payload.pids));
+    if (hit) return hit.payload.pids as number[];
+    await Bun.sleep(25);
+  }
+  throw new Error("no pids");
+}
+
+describe("healthy deployment", () => {
+  test("running Bridge, 2 workdirs: every check OK, exit 0; text and JSON carry the same checks; nothing in the state dir or workdirs changes", async () => {
+    const d = deployment();
+    fs.writeFileSync(path.join(d.workdirs.repo!, "a.txt"), "a");
+    fs.writeFileSync(path.join(d.workdirs.repo!, ".env"), "hidden");
+    fs.mkdirSync(path.join(d.workdirs.repo!, "src"));
+    const bridge = await startBridge(d);
+    try {
+      const before = treeSnapshot(d.stateDir);
+      const wdBefore = [treeSnapshot(d.workdirs.repo!), treeSnapshot(d.workdirs.docs!)];
+      const text = await runDoctor(d);
+      expect(text.stderr).toBe("");
+      expect(text.code).toBe(0);
+      expect(text.stdout).not.toContain(": FAIL");
+      expect(text.stdout).not.toContain(": WARN");
+      expect(text.stdout.trimEnd().split("\n").at(-1)).toBe("summary: 0 FAIL, 0 WARN");
+      // The listing goes through the file service: `.env` is hidden by policy.
+      expect(text.line("workdir repo read")).toBe("workdir repo read: OK -- 2 entries visible under policy");
+      expect(text.line("workdir docs read")).toBe("workdir docs read: OK -- 0 entries visible under policy");
+      expect(text.line("workdir docs write")).toContain("not evaluated (read-only workdir)");
+      expect(text.line("workdir repo write")).toContain("OK -- writable by this user");
+      expect(text.line("state database")).toBe("state database: OK -- integrity ok, schema version 2");
+      expect(text.line("bridge")).toContain("bridge: OK -- reachable");
+      expect(text.line("bridge identity")).toContain(`Bridge pid ${bridge.proc.pid} runs as uid ${process.getuid!()}`);
+      expect(text.line("recovery guards")).toBe("recovery guards: OK -- none: no workdir is blocked");
+
+      const json = await runDoctor(d, ["--json"]);
+      expect(json.code).toBe(0);
+      const doc = JSON.parse(json.stdout) as { version: string; platform: string; checks: Array<Record<string, string>>; summary: { fail: number; warn: number } };
+      expect(Object.keys(doc)).toEqual(["version", "platform", "checks", "summary"]);
+      expect(doc.summary).toEqual({ fail: 0, warn: 0 });
+      const textLines = text.stdout.trimEnd().split("\n").slice(0, -1);
+      expect(doc.checks.map((c) => `${c.label}: ${c.status} -- ${c.detail}`)).toEqual(textLines);
+      expect(new Set(doc.checks.map((c) => c.id)).size).toBe(doc.checks.length);
+      for (const c of doc.checks) expect(Object.keys(c)).toEqual(["id", "label", "status", "detail"]);
+
+      expect(treeSnapshot(d.stateDir)).toEqual(before);
+      expect([treeSnapshot(d.workdirs.repo!), treeSnapshot(d.workdirs.docs!)]).toEqual(wdBefore);
+      // Doctor's private copy of the database is gone from its temp dir.
+      expect(fs.readdirSync(d.doctorTmp)).toEqual([]);
+    } finally {
+      await bridge.stop();
+    }
+  }, 30_000);
+
+  test("stopped Bridge (no -wal) and crashed Bridge (-wal and -shm left): doctor creates no sqlite file and changes no mtime", async () => {
+    const d = deployment();
+    const first = await startBridge(d);
+    expect(await first.stop()).toBe(0);
+    const clean = treeSnapshot(d.stateDir);
+    expect([...clean.keys()].some((p) => p.endsWith("-wal"))).toBe(false);
+    const r1 = await runDoctor(d);
+    expect(r1.line("state database")).toBe("state database: OK -- integrity ok, schema version 2");
+    expect(treeSnapshot(d.stateDir)).toEqual(clean);
+
+    const second = await startBridge(d);
+    second.proc.kill("SIGKILL");
+    await second.proc.exited;
+    const crashed = treeSnapshot(d.stateDir);
+    expect([...crashed.keys()].some((p) => p.endsWith("-wal"))).toBe(true);
+    const r2 = await runDoctor(d);
+    expect(r2.line("state database")).toBe("state database: OK -- integrity ok, schema version 2");
+    expect(treeSnapshot(d.stateDir)).toEqual(crashed);
+    expect(fs.readdirSync(d.doctorTmp)).toEqual([]);
+  }, 30_000);
+
+  test("a deployment whose state dir does not exist yet: doctor does not create it", async () => {
+    const d = deployment();
+    const r = await runDoctor(d);
+    expect(fs.existsSync(d.stateDir)).toBe(false);
+    expect(r.line("state directory")).toContain("state directory: WARN -- ");
+    expect(r.line("state database")).toContain("WARN -- no database yet");
+    expect(r.code).toBe(1); // the Bridge is down, and it is enabled
+  });
+});
+
+describe("Bridge down and stale socket", () => {
+  test("Bridge never started with the agent enabled: FAIL with how to start it", async () => {
+    const d = deployment();
+    const r = await runDoctor(d);
+    expect(r.code).toBe(1);
+    expect(r.line("bridge")).toMatch(/^bridge: FAIL -- not running \(no socket at .*\); fix: start the Bridge: serverfs service start/);
+    expect(r.stdout).toContain("summary: 1 FAIL, 2 WARN");
+  });
+
+  test("agent disabled: no Bridge, state or runtime checks, exit 0", async () => {
+    const d = deployment({ agentEnabled: false });
+    const r = await runDoctor(d);
+    expect(r.code).toBe(0);
+    expect(r.line("agent bridge")).toContain("OK -- disabled");
+    expect(r.stdout).not.toContain("\nbridge:");
+    expect(r.stdout).not.toContain("state directory");
+  });
+
+  test("SIGKILLed Bridge mid-task: stale socket FAIL, and the task's recovery guard FAIL naming the task (read from the crashed database's WAL)", async () => {
+    const d = deployment();
+    const b = await startBridge(d);
+    const submitted = await b.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "spawn:2" });
+    const taskId = submitted.task_id as string;
+    const pids = await pidsOf(b.client, taskId);
+    b.proc.kill("SIGKILL");
+    await b.proc.exited;
+    try {
+      const guardFile = await guardFileOf(d, "repo");
+      expect(fs.existsSync(guardFile)).toBe(true);
+      expect(fs.lstatSync(d.socketPath).isSocket()).toBe(true);
+      const before = treeSnapshot(d.stateDir);
+      const r = await runDoctor(d);
+      expect(r.code).toBe(1);
+      expect(r.line("bridge")).toMatch(/^bridge: FAIL -- stale socket: .* exists but refuses connections .*; fix: start the Bridge.*replaces a stale socket/);
+      const guard = r.line("workdir repo recovery guard");
+      expect(guard).toContain(`FAIL -- WORKDIR_RECOVERY_REQUIRED: task ${taskId} (fake, running) may still have a live provider; writes to repo are blocked`);
+      expect(guard).toContain("fix: start the Bridge (serverfs service start): at start it stops every leftover process of the task");
+      expect(guard).toContain(`SERVERFS_RUN_ID=run_${taskId.slice(4)}`);
+      expect(guard).toContain("Never delete the guard by hand");
+      const json = JSON.parse((await runDoctor(d, ["--json"])).stdout) as { checks: Array<Record<string, string>> };
+      const g = json.checks.find((c) => c.id === "bridge.recovery.repo")!;
+      expect(g.status).toBe("FAIL");
+      expect(g.hint).toContain("start the Bridge");
+      expect(treeSnapshot(d.stateDir)).toEqual(before);
+    } finally {
+      for (const pid of pids) if (pidAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  }, 30_000);
+});
+
+describe("recovery guards with the Bridge up", () => {
+  test("a guard held by a task the Bridge is running is OK; an orphaned guard (unknown task) is FAIL and says the Bridge will never clear it", async () => {
+    const d = deployment({ aliases: ["repo", "other"], workdirToml: { other: `read_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n` } });
+    const b = await startBridge(d);
+    try {
+      const running = (await b.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "wait:" }))
+        .task_id as string;
+      for (let i = 0; i < 100; i++) {
+        if ((await b.client.call("task.get", { task_id: running })).status === "running") break;
+        await Bun.sleep(20);
+      }
+      // The orphan is published with the Bridge's own guard API, for a task id no store knows.
+      const orphanFile = await guardFileOf(d, "other");
+      publishGuard(orphanFile, {
+        key: "alias:other",
+        task_id: "agt_ffffffffffffffffffffffff",
+        run_id: "run_ffffffffffffffffffffffff",
+        runtime: "fake",
+        workdir_alias: "other",
+        correlation_id: null,
+        native_session_id: null,
+        native_turn_id: null,
+      });
+      const r = await runDoctor(d);
+      expect(r.code).toBe(1);
+      expect(r.line("workdir repo recovery guard")).toBe(`workdir repo recovery guard: OK -- held by task ${running} (fake, running); cleared when it ends`);
+      const orphan = r.line("workdir other recovery guard");
+      expect(orphan).toContain("FAIL -- WORKDIR_RECOVERY_REQUIRED: guard names task agt_ffffffffffffffffffffffff, which the state database does not know (orphaned)");
+      expect(orphan).toContain(`then delete ${orphanFile}`);
+      await b.client.call("task.cancel", { task_id: running });
+
+      // A finished task whose guard is still there while the Bridge runs: stop was never proved.
+      const done = (await b.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "review", prompt: "complete:x" }))
+        .task_id as string;
+      for (let i = 0; i < 200; i++) {
+        if ((await b.client.call("task.get", { task_id: done })).status === "succeeded") break;
+        await Bun.sleep(20);
+      }
+      fs.unlinkSync(orphanFile);
+      publishGuard(orphanFile, {
+        key: "alias:other",
+        task_id: done,
+        run_id: `run_${done.slice(4)}`,
+        runtime: "fake",
+        workdir_alias: "other",
+        correlation_id: null,
+        native_session_id: null,
+        native_turn_id: null,
+      });
+      const again = await runDoctor(d);
+      const line = again.line("workdir other recovery guard");
+      expect(line).toContain(`FAIL -- WORKDIR_RECOVERY_REQUIRED: task ${done} (fake, succeeded) may still have a live provider`);
+      expect(line).toContain("fix: restart the Bridge (serverfs service stop, then start)");
+    } finally {
+      await b.stop();
+    }
+  }, 30_000);
+
+  test("a guard file that is not valid JSON is FAIL (fail closed)", async () => {
+    const d = deployment();
+    const b = await startBridge(d);
+    await b.stop();
+    const guardFile = await guardFileOf(d, "repo");
+    fs.writeFileSync(guardFile, "{not json", { mode: 0o600 });
+    const r = await runDoctor(d);
+    expect(r.line("workdir repo recovery guard")).toContain("FAIL -- WORKDIR_RECOVERY_REQUIRED: the guard file is unreadable, not a regular file or not valid");
+  }, 30_000);
+});
+
+describe("state database", () => {
+  test("a schema newer than this binary is FAIL (the Bridge would refuse it)", async () => {
+    const d = deployment();
+    const b = await startBridge(d);
+    await b.stop();
+    const db = new Database(path.join(d.stateDir, "bridge.sqlite3"));
+    db.exec("PRAGMA user_version = 99");
+    db.close();
+    const r = await runDoctor(d);
+    expect(r.code).toBe(1);
+    expect(r.line("state database")).toBe(
+      "state database: FAIL -- schema version 99 is newer than this serverfs (2); fix: run the newer serverfs that wrote it (the Bridge refuses this database: STATE_DATABASE_TOO_NEW)",
+    );
+  }, 30_000);
+
+  test("a database file that is not SQLite is FAIL", async () => {
+    const d = deployment();
+    fs.mkdirSync(d.stateDir, { mode: 0o700 });
+    fs.writeFileSync(path.join(d.stateDir, "bridge.sqlite3"), "this is not a database at all, just text".repeat(200), { mode: 0o600 });
+    const r = await runDoctor(d);
+    expect(r.line("state database")).toContain("is not a readable SQLite database; fix: ");
+  });
+});
