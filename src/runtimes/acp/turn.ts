@@ -80,10 +80,6 @@ export class AcpTurn {
     this.redactor = new Redactor(ctx.workdirRoot);
   }
 
-  get runtime(): string {
-    return this.opts.profile.runtime;
-  }
-
   /** Cancel from outside (adapter.cancel or ctx.signal): idempotent. */
   cancel(): void {
     if (this.cancelRequested) return;
@@ -99,7 +95,8 @@ export class AcpTurn {
     const onAbort = () => this.cancel();
     if (this.ctx.signal.aborted) throw cancelledError();
     this.ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const tmpDir = path.join(this.opts.tmpRoot, `acp-${this.ctx.runId}`);
+    // Run ids may contain ':' (not a file name character on Windows).
+    const tmpDir = path.join(this.opts.tmpRoot, `acp-${this.ctx.runId.replace(/[^A-Za-z0-9._-]/g, "_")}`);
     try {
       fs.mkdirSync(this.opts.tmpRoot, { recursive: true, mode: 0o700 });
       fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
@@ -175,6 +172,8 @@ export class AcpTurn {
         },
       ),
     );
+    // Responses are not schema-checked by the SDK: a non-object answer is not an ACP handshake.
+    if (init === null || typeof init !== "object") throw protocolError("initialize returned no result object");
     if (init.protocolVersion !== acp.PROTOCOL_VERSION) {
       const offered = typeof init.protocolVersion === "number" ? init.protocolVersion : null;
       throw new ServerfsError("AGENT_ACP_PROTOCOL_UNSUPPORTED", "the agent does not speak ACP protocol version 1", {
