@@ -69,6 +69,7 @@ export class AcpTurn {
   private pendingPermissions = 0;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private cancelRequested = false;
+  private foreignUpdateSeen = false;
   /** Settles when the outstanding session/prompt got its answer (or the connection died). */
   private promptSettled: Promise<void> | null = null;
   private readonly redactor: Redactor;
@@ -201,7 +202,7 @@ export class AcpTurn {
     this.clearIdle();
     const done = this.mapper.finish();
     this.emit(done.events);
-    const stop = (response as { stopReason?: unknown }).stopReason;
+    const stop = response !== null && typeof response === "object" ? (response as { stopReason?: unknown }).stopReason : undefined;
     if (stop !== "end_turn") {
       if (stop === "cancelled" && this.cancelRequested) throw cancelledError();
       throw new ServerfsError("AGENT_PROVIDER_ERROR", `the agent ended the turn without finishing (${typeof stop === "string" ? stop.slice(0, 32) : "no stop reason"})`, {
@@ -216,7 +217,7 @@ export class AcpTurn {
     const res = await this.abortable(
       this.peer!.request(acp.methods.agent.session.new, { cwd: this.ctx.cwd, mcpServers: [] }, { mapError: (err) => this.sessionRefused("session/new", err) }),
     );
-    const id = (res as { sessionId?: unknown }).sessionId;
+    const id = res !== null && typeof res === "object" ? (res as { sessionId?: unknown }).sessionId : undefined;
     if (typeof id !== "string" || id.length === 0 || id.length > MAX_SESSION_ID_CHARS) throw protocolError("session/new returned no usable sessionId");
     this.adoptSession(id);
     return res;
@@ -228,7 +229,8 @@ export class AcpTurn {
     const params = { sessionId: id, cwd: this.ctx.cwd, mcpServers: [] };
     if (caps.resume_session) {
       this.adoptSession(id);
-      return this.abortable(this.peer!.request(acp.methods.agent.session.resume, params, { mapError: (err) => this.sessionRefused("session/resume", err) }));
+      const res = await this.abortable(this.peer!.request(acp.methods.agent.session.resume, params, { mapError: (err) => this.sessionRefused("session/resume", err) }));
+      return (res ?? {}) as { configOptions?: unknown };
     }
     if (caps.load_session) {
       // History comes back as session/update traffic, some of it possibly after the answer:
@@ -295,7 +297,8 @@ export class AcpTurn {
 
   private onUpdate(n: RawSessionUpdate): void {
     if (this.sessionId === null || n.sessionId !== this.sessionId) {
-      this.diag("foreign_session_update", "an update for another session was ignored");
+      if (!this.foreignUpdateSeen) this.diag("foreign_session_update", "updates for another session were ignored");
+      this.foreignUpdateSeen = true;
       return;
     }
     if (this.replaying) {

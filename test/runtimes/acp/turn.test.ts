@@ -73,6 +73,14 @@ describe("prompt turn", () => {
     expect((await changed.probe()).capability_state).toBe("unmeasured");
   });
 
+  test("a turn that stops for any reason but end_turn is a provider error naming the stop reason", async () => {
+    for (const reason of ["refusal", "max_tokens", "max_turn_requests", "cancelled"]) {
+      const res = await outcome(rig.adapter(profileFor("scripted-agent.ts")).run(rig.task(`stop ${reason}`)));
+      expect({ reason, code: res.code }).toEqual({ reason, code: "AGENT_PROVIDER_ERROR" });
+      expect(res.message).toContain(reason);
+    }
+  });
+
   test("probe never launches the agent and reports a missing executable as unavailable", async () => {
     const marker = `${rig.dir}/launched`;
     const script = `${rig.stateDir}/agent.sh`;
