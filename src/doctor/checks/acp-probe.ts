@@ -81,7 +81,7 @@ function describeAuth(init: acp.InitializeResponse): string {
 
 function stopResult(id: string, label: string, evidence: StopEvidence | null): CheckResult {
   if (evidence === null) return ok(id, label, "nothing was started");
-  if (evidence.proved) return ok(id, label, `process tree stopped, proved (${evidence.method}, ${evidence.elapsedMs} ms)`);
+  if (evidence.proved) return ok(id, label, `process tree stopped, proved (${evidence.method}, ${Math.round(evidence.elapsedMs)} ms)`);
   return fail(
     id,
     label,
