@@ -1,6 +1,8 @@
 // What the Bridge + generic ACP adapter add to one task, measured against a bare SDK client
 // driving the same fixture agent in the same run (interleaved, so machine load hits both alike).
 //   baseline: Bun.spawn the agent, initialize, session/new, session/prompt, end stdin, await exit.
+//   adapter:  the AcpAdapter alone with a recording TaskContext (contained spawn, handshake, turn,
+//             proved stop) — splits the adapter's share from the Bridge service's.
 //   serverfs: task.submit → task terminal through the real Bridge service: lease + guard, contained
 //             spawn, handshake, session id persisted, events stored, result stored, proved stop.
 // Target: ≤ 30 ms added at p50. Both submit→terminal and submit→proved-stop (lease free) are shown.
@@ -9,7 +11,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import path from "node:path";
 import { startBridgeRig } from "../../test/runtimes/acp/bridge-rig.ts";
-import { profileFor } from "../../test/runtimes/acp/harness.ts";
+import { makeRig, profileFor } from "../../test/runtimes/acp/harness.ts";
 import { fmtMs, machineLine, percentile } from "../lib/machine.ts";
 
 const FIXTURE = path.resolve(import.meta.dir, "../../test/fixtures/acp/scripted-agent.ts");
@@ -46,15 +48,23 @@ async function bareClient(cwd: string): Promise<number> {
 async function main(): Promise<void> {
   const iterations = Number(process.argv[2] ?? 30);
   const rig = await startBridgeRig([profileFor("scripted-agent.ts", [], { id: "bench" })]);
+  const direct = makeRig();
+  const adapter = direct.adapter(profileFor("scripted-agent.ts"));
   const base: number[] = [];
+  const alone: number[] = [];
   const ours: number[] = [];
   const released: number[] = [];
   try {
     // Warm both paths (module cache, sqlite pages) before measuring.
     await bareClient(rig.workdir);
+    await adapter.run(direct.task(PROMPT));
     await rig.waitTerminal(await rig.submit("acp-bench", PROMPT));
     for (let i = 0; i < iterations; i++) {
       base.push(await bareClient(rig.workdir));
+      const a0 = performance.now();
+      const r = await adapter.run(direct.task(PROMPT));
+      alone.push(performance.now() - a0);
+      if (r.finalResponse !== "the quick brown fox") throw new Error("adapter got the wrong answer");
       const t0 = performance.now();
       const id = await rig.submit("acp-bench", PROMPT);
       const done = await rig.waitFor(id, (t) => t.status === "succeeded" || t.status === "failed");
@@ -67,13 +77,16 @@ async function main(): Promise<void> {
     }
   } finally {
     await rig.stop();
+    direct.cleanup();
   }
   base.sort((a, b) => a - b);
   ours.sort((a, b) => a - b);
+  alone.sort((a, b) => a - b);
   released.sort((a, b) => a - b);
   console.log(machineLine());
-  console.log(`iterations: ${iterations} (interleaved)`);
+  console.log(`iterations: ${iterations} (interleaved), load average ${(await Bun.file("/proc/loadavg").text().catch(() => "n/a")).split(" ").slice(0, 3).join(" ")}`);
   console.log(`bare SDK client       p50 ${fmtMs(percentile(base, 50))}  p90 ${fmtMs(percentile(base, 90))}`);
+  console.log(`adapter alone         p50 ${fmtMs(percentile(alone, 50))}  p90 ${fmtMs(percentile(alone, 90))}`);
   console.log(`serverfs submit→done  p50 ${fmtMs(percentile(ours, 50))}  p90 ${fmtMs(percentile(ours, 90))}`);
   console.log(`serverfs submit→stop proved p50 ${fmtMs(percentile(released, 50))}  p90 ${fmtMs(percentile(released, 90))}`);
   console.log(`added at p50 (terminal):     ${fmtMs(percentile(ours, 50) - percentile(base, 50))} (target ≤ 30 ms)`);
