@@ -70,8 +70,8 @@ for (let w = 0; w < 16; w++) {
   ids.push((await par.client.call("task.submit", { runtime: "fake", workdir: `w${w}`, path: "", profile: "workspace-write", prompt: "wait:" })).task_id as string);
 }
 for (const id of ids) {
-  for (;;) {
-    const t = await par.client.call("task.get", { task_id: id, wait_seconds: 5 });
+  for (let wait = 0; ; wait = 5) {
+    const t = await par.client.call("task.get", { task_id: id, wait_seconds: wait });
     if (t.status === "running") break;
   }
 }

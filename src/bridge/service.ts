@@ -316,6 +316,7 @@ export class BridgeService {
           started_at: this.startedAt,
           active_tasks: this.store.countActive(),
           running_in_process: this.active.size,
+          rss_bytes: process.memoryUsage().rss,
         };
       default:
         throw new ServerfsError("METHOD_NOT_FOUND", `unknown method '${method.slice(0, 64)}'`);

@@ -22,7 +22,11 @@ export class TaskWatchers {
       const finish = (v: boolean) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        this.waiting.get(taskId)?.delete(wake);
+        const current = this.waiting.get(taskId);
+        if (current) {
+          current.delete(wake);
+          if (current.size === 0) this.waiting.delete(taskId);
+        }
         resolve(v);
       };
       const onAbort = () => finish(false);
