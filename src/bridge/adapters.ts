@@ -6,6 +6,7 @@ import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { FakeAdapter } from "../runtimes/fake/adapter.ts";
 import { acpRuntimeFamily } from "../runtimes/acp/index.ts";
 import { codexRuntimeFamily } from "../runtimes/codex/index.ts";
+import { claudeRuntimeFamily } from "../runtimes/claude/index.ts";
 
 export interface FamilyOptions {
   /** Test hook for the fake runtime: a file each fake turn appends to. */
@@ -21,7 +22,7 @@ export type RuntimeFamily = (
 const fakeFamily: RuntimeFamily = (registry, _services, options) =>
   registry.agent.enable_fake_runtime ? [new FakeAdapter({ turnLog: options.fakeTurnLog ?? null })] : [];
 
-export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily, acpRuntimeFamily, codexRuntimeFamily];
+export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily, acpRuntimeFamily, codexRuntimeFamily, claudeRuntimeFamily];
 
 export function buildAdapters(
   registry: Registry,
