@@ -10,7 +10,8 @@ export function machine(): string {
   } catch {
     // not Linux
   }
-  return `machine: ${cpu}, ${os.cpus().length} cores, ${os.type()} ${os.release()}, root fs ${fsType || "?"}, bun ${Bun.version}`;
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  return `machine: ${cpu}, ${os.cpus().length} cores, ${os.type()} ${os.release()}, root fs ${fsType || "?"}, bun ${Bun.version}, load average ${load}`;
 }
 
 export function median(xs: number[]): number {
