@@ -169,6 +169,27 @@ describe("framing and envelope", () => {
   });
 });
 
+describe("write queue", () => {
+  test("60 pipelined ~600 KB replies to a reader that starts late all arrive intact and in order", async () => {
+    const taskId = await h.submit("big-events:10");
+    await h.waitTerminal(taskId);
+    const c = await Raw.open(h.bridge.paths.socketPath);
+    c.sock.pause();
+    let frames = "";
+    for (let i = 0; i < 60; i++) frames += good(`q${i}`, "task.events", { task_id: taskId, limit: 10 });
+    c.send(frames);
+    await Bun.sleep(300);
+    c.sock.resume();
+    for (let i = 0; i < 60; i++) {
+      const r = await c.next(20_000);
+      expect(r.request_id).toBe(`q${i}`);
+      const events = (r.result as { events: Array<{ payload: { text?: string } }> }).events;
+      expect(events.length).toBe(10);
+    }
+    c.end();
+  }, 30_000);
+});
+
 describe("peer identity", () => {
   test("a peer with another uid is refused with PEER_NOT_AUTHORIZED before any dispatch", async () => {
     if (process.getuid!() !== 0 || !fs.existsSync("/usr/bin/setpriv")) {

@@ -190,3 +190,28 @@ describe("retention", () => {
     }
   });
 });
+
+describe("runtimes", () => {
+  test("runtime.list and runtime.models for the fake runtime; unknown runtime; advice mode shape", async () => {
+    const list = (await h.call("runtime.list")).runtimes as Array<Record<string, unknown>>;
+    expect(list).toEqual([
+      {
+        name: "fake",
+        available: true,
+        version: "phase-a",
+        persistent_session: true,
+        live_steer: true,
+        interactive_approval: true,
+        interactive_question: true,
+        in_flight_recovery: "none",
+        model_override: false,
+        model_discovery: "unsupported",
+      },
+    ]);
+    expect(await h.call("runtime.models", { runtime: "fake" })).toEqual({ runtime: "fake", status: "unsupported", scope: "none", source: "fake", models: [] });
+    expect(await h.fail("runtime.models", { runtime: "codex" })).toBe("AGENT_RUNTIME_UNAVAILABLE");
+    expect(await h.fail("runtime.models", { runtime: "fake", workdir: "repo" })).toBe("INVALID_REQUEST");
+    const advice = await h.call("runtime.models", { runtime: "fake", workdir: "repo", task_prompt: "fix the bug" });
+    expect(advice.model_advice).toEqual({ status: "disabled", automatic: false });
+  });
+});
