@@ -27,7 +27,12 @@ function sleepersOf(runId: string, leaderPid: number): number {
 async function runOnce(shape: TreeShape): Promise<void> {
   const runId = uniqueRunId(shape.name);
   const p = await containment().spawn({ argv: shape.argv, cwd: tmpdir(), env: childEnv(), runId });
-  const built = await waitUntil(() => sleepersOf(runId, p.pid) === shape.sleepers, 10_000);
+  const built = await waitUntil(
+    () =>
+      sleepersOf(runId, p.pid) === shape.sleepers &&
+      (!shape.hasStoppedMember || livePidsOfTask(runId, p.pid).some((pid) => procFacts(pid)?.state === "T")),
+    10_000,
+  );
   if (!built) {
     await p.stop(0);
     throw new Error(`${shape.name}: tree never reached ${shape.sleepers} sleepers`);

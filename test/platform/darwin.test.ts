@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
 import { containment, peerCredentials } from "../../platform/index.ts";
-import { SHAPES } from "./shapes.ts";
+import { SHAPES, type TreeShape } from "./shapes.ts";
 
 const onMac = process.platform === "darwin";
 
@@ -20,7 +20,18 @@ function liveWithMarker(runId: string): number[] {
 }
 
 describe.skipIf(!onMac)("macOS containment (needs libproc)", () => {
-  for (const shape of SHAPES.filter((s) => !["own-process-group", "env-cleared-orphan"].includes(s.name))) {
+  // macOS has no setsid(1): escapees call setsid through perl's POSIX module instead. The
+  // env-cleared shape is left out because `ps -E` (the observer) finds processes by marker only.
+  const macShapes: TreeShape[] = [
+    ...SHAPES.filter((s) => s.name !== "env-cleared-orphan" && !s.argv.join(" ").includes("setsid")),
+    { name: "perl-setsid-grandchild", argv: ["sh", "-c", "perl -MPOSIX -e 'POSIX::setsid(); sleep 1000' & wait"], sleepers: 2 },
+    {
+      name: "perl-double-fork-daemon",
+      argv: ["sh", "-c", "( perl -MPOSIX -e 'POSIX::setsid(); fork and exit; sleep 1000' & ) ; exit 0"],
+      sleepers: 1,
+    },
+  ];
+  for (const shape of macShapes) {
     test(`${shape.name}: stop proves zero survivors (x10)`, async () => {
       for (let i = 0; i < 10; i++) {
         const runId = `mac-${process.pid}-${shape.name}-${i}`;

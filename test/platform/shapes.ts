@@ -8,6 +8,8 @@ export interface TreeShape {
   sleepers: number;
   /** Ignores SIGTERM: stop must escalate to SIGKILL. */
   ignoresTerm?: boolean;
+  /** Ready only once one of its processes is in the stopped state (T). */
+  hasStoppedMember?: boolean;
 }
 
 /** A tree of 1 + fan * (1 + leaves) processes built from nested shells. */
@@ -63,6 +65,7 @@ export const SHAPES: TreeShape[] = [
     argv: ["sh", "-c", "perl -e 'kill q(STOP), $$; sleep 1000' & wait"],
     sleepers: 1,
     ignoresTerm: true,
+    hasStoppedMember: true,
   },
   {
     // Ignores TERM and immediately restarts its child in a fresh session whenever it dies.
