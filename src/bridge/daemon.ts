@@ -76,7 +76,10 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
       leases: leaseManager,
       containment: containment(),
       adapters,
-      providerEnv: providerEnvironment(registry.agent.provider_env_file),
+      ...(() => {
+        const pe = providerEnvironment(registry.agent.provider_env_file);
+        return { providerEnv: pe.env, secrets: pe.secrets };
+      })(),
       log,
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.stopGraceMs !== undefined ? { stopGraceMs: opts.stopGraceMs } : {}),

@@ -31,8 +31,15 @@ export function readProviderEnvFile(file: string): Record<string, string> {
   }
 }
 
-export function providerEnvironment(providerEnvFile: string | null): Record<string, string> {
+export interface ProviderEnvironment {
+  env: Record<string, string>;
+  /** Values from the private env file: credentials that must never be echoed back to a caller. */
+  secrets: string[];
+}
+
+export function providerEnvironment(providerEnvFile: string | null): ProviderEnvironment {
   const base = scrubEnv(process.env);
-  if (!providerEnvFile) return base;
-  return { ...base, ...scrubEnv(readProviderEnvFile(providerEnvFile)) };
+  if (!providerEnvFile) return { env: base, secrets: [] };
+  const file = scrubEnv(readProviderEnvFile(providerEnvFile));
+  return { env: { ...base, ...file }, secrets: Object.values(file).filter((v) => v.length >= 8) };
 }

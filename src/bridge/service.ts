@@ -50,6 +50,8 @@ export interface ServiceDeps {
   adapters: Map<string, RuntimeAdapter>;
   /** Base environment for provider children (already scrubbed). */
   providerEnv: Record<string, string>;
+  /** Literal secrets (provider env file values) redacted from everything a caller can read. */
+  secrets?: string[];
   log?: LogFn;
   limits?: Partial<BridgeLimits>;
   /** Grace between TERM and KILL when stopping a provider tree. */
@@ -492,7 +494,7 @@ export class BridgeService {
         requestedModel: p.model,
         continueSessionId: continueSession,
         runId,
-        redactor: new Redactor(auth.root),
+        redactor: new Redactor(auth.root, this.deps.secrets ?? []),
         abort: new AbortController(),
         abortReason: null,
         processes: [],

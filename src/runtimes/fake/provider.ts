@@ -196,6 +196,12 @@ export async function runFakeProvider(): Promise<void> {
       result(`events=${n}`);
       break;
     }
+    case "env": {
+      // Names only the test chose; reports presence for each comma-separated name, and one value.
+      const names = arg.split(",");
+      result(names.map((n) => `${n}=${process.env[n] ?? "<unset>"}`).join(" "));
+      break;
+    }
     case "big-events": {
       const n = Number(arg);
       for (let i = 0; i < n; i++) send({ type: "event", event_type: "agent.message", payload: { text: "x".repeat(60_000) } });
