@@ -45,7 +45,8 @@ describe("go-byte launcher", () => {
   function start(argv: string[]) {
     const launcher = launcherCommand(argv);
     return Bun.spawn(launcher.argv, {
-      env: { PATH: process.env.PATH ?? "", ...launcher.env, KEEP: "yes" },
+      // SYSTEMROOT and friends matter on Windows; everything else comes from the launcher.
+      env: { ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>), ...launcher.env, KEEP: "yes" },
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
