@@ -257,3 +257,20 @@ describe("state", () => {
     cleanup(root);
   });
 });
+
+describe("bridge command", () => {
+  test("usage errors and a disabled Agent Bridge exit 2 with one coded line", async () => {
+    const run = async (...args: string[]) => {
+      const p = Bun.spawn([process.execPath, CLI, "bridge", ...args], { stdout: "pipe", stderr: "pipe" });
+      const [err, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+      return { err: err.trim(), code };
+    };
+    expect(await run()).toEqual({ code: 2, err: "serverfs: bridge: USAGE_ERROR: --config FILE is required" });
+    const d = deployment();
+    fs.writeFileSync(d.config, fs.readFileSync(d.config, "utf8").replace("enabled = true\nenable_fake_runtime = true\n", "enabled = false\n").replace(/agent_mode.*\nagent_runtimes.*\n/, ""));
+    const off = await run("--config", d.config);
+    expect(off.code).toBe(2);
+    expect(off.err).toMatch(/^serverfs: bridge: CONFIGURATION_ERROR: /);
+    expect(off.err.split("\n").length).toBe(1);
+  });
+});
