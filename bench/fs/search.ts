@@ -1,5 +1,6 @@
 // search_text vs `rg --fixed-strings` on the same generated tree (no-match query, warm cache).
-// Our search runs in a child process that reports its timings and its peak RSS (VmHWM).
+// Our search runs in a child process that reports its timings and its peak RSS (VmHWM); runs are
+// interleaved with rg's, one each in turn, so both see the same machine load.
 //
 // usage: bun bench/fs/search.ts [existing-tree-dir] [runs]
 
@@ -11,19 +12,21 @@ import { machine, median } from "./machine.ts";
 
 const QUERY = "zq-no-such-token-7781";
 
-async function child(root: string, runs: number): Promise<void> {
+async function child(root: string): Promise<void> {
   const { createFileService } = await import("../../src/fs/index.ts");
   const { registry, workdir } = await import("./registry.ts");
   const svc = createFileService(registry([workdir("bench", root, { read_only: true })], { search_timeout_seconds: 120 }));
   const hwmBefore = vmHwm();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  // one search per "go" line on stdin, so the parent can interleave us with rg run by run
+  for await (const line of console) {
+    if (line.trim() !== "go") break;
     const t0 = performance.now();
     const r = await svc.searchText({ workdir: "bench", query: QUERY, limit: 100 });
-    times.push(performance.now() - t0);
+    const ms = performance.now() - t0;
     if (r.returned !== 0) throw new Error("benchmark query unexpectedly matched");
+    console.log(JSON.stringify({ ms }));
   }
-  console.log(JSON.stringify({ times, hwmBeforeKiB: hwmBefore, hwmKiB: vmHwm() }));
+  console.log(JSON.stringify({ hwmBeforeKiB: hwmBefore, hwmKiB: vmHwm() }));
 }
 
 function vmHwm(): number {
@@ -49,7 +52,7 @@ function du(root: string): { files: number; bytes: number } {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === "--child") return child(process.argv[3] as string, Number(process.argv[4]));
+  if (process.argv[2] === "--child") return child(process.argv[3] as string);
   const runs = Number(process.argv[3] ?? 7);
   let root = process.argv[2];
   let generated = false;
@@ -66,16 +69,40 @@ async function main(): Promise<void> {
   const rgVersion = Bun.spawnSync([rg, "--version"]).stdout.toString().split("\n")[0];
   // warm the page cache and the dentry cache
   Bun.spawnSync([rg, "--fixed-strings", "--no-messages", "--", QUERY, root]);
+  const proc = Bun.spawn([process.execPath, import.meta.path, "--child", root], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const lines = (async function* () {
+    let buf = "";
+    for await (const chunk of proc.stdout) {
+      buf += new TextDecoder().decode(chunk);
+      let i = buf.indexOf("\n");
+      while (i !== -1) {
+        yield buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        i = buf.indexOf("\n");
+      }
+    }
+  })();
+  const ours = async (): Promise<number> => {
+    proc.stdin.write("go\n");
+    proc.stdin.flush();
+    const r = await lines.next();
+    return (JSON.parse(r.value as string) as { ms: number }).ms;
+  };
+  await ours(); // warm-up of our side (JIT, dentry cache)
+  // paired, interleaved runs: both sides see the same machine load
   const rgTimes: number[] = [];
+  const ourTimes: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const r = Bun.spawnSync([rg, "--fixed-strings", "--no-messages", "--", QUERY, root]);
     rgTimes.push(performance.now() - t0);
     if (r.exitCode !== 1) throw new Error(`rg exited ${r.exitCode}`);
+    ourTimes.push(await ours());
   }
-  const proc = Bun.spawnSync([process.execPath, import.meta.path, "--child", root, String(runs)], { stderr: "inherit" });
-  if (proc.exitCode !== 0) throw new Error("search child failed");
-  const res = JSON.parse(proc.stdout.toString().trim().split("\n").pop() as string) as { times: number[]; hwmBeforeKiB: number; hwmKiB: number };
+  proc.stdin.write("end\n");
+  proc.stdin.end();
+  const res = { times: ourTimes, ...(JSON.parse((await lines.next()).value as string) as { hwmBeforeKiB: number; hwmKiB: number }) };
+  await proc.exited;
   const rgMed = median(rgTimes);
   const ourMed = median(res.times);
   console.log(`baseline: ${rgVersion} --fixed-strings (no match): median ${rgMed.toFixed(0)} ms over ${runs} runs [${rgTimes.map((x) => x.toFixed(0)).join(", ")}]`);

@@ -5,10 +5,10 @@
 // descended; every child seen counts toward max_walk_entries before any filtering.
 
 import { errnoCode } from "../errors.ts";
-import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import type { Target, Workspace } from "./context.ts";
 import { fail, openFailure } from "./fail.ts";
 import { compileFnmatch } from "./glob.ts";
-import { compareNames } from "./order.ts";
+import { sortByName } from "./order.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
@@ -53,7 +53,7 @@ export function findFiles(ws: Workspace, t: Target, pattern: string, limit: numb
         if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
         continue;
       }
-      entries.sort((a, b) => compareNames(a.name, b.name));
+      sortByName(entries);
       for (const e of entries) {
         walked++;
         if (walked > maxWalk) {
@@ -81,7 +81,7 @@ export function findFiles(ws: Workspace, t: Target, pattern: string, limit: numb
         }
       }
     } finally {
-      closeQuietly(fd);
+      ws.native.closeFast(fd);
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as Pending);
   }

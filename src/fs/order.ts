@@ -18,6 +18,21 @@ export function compareNames(a: string, b: string): number {
   return a.length - b.length;
 }
 
+const BEYOND_BMP_LOW = /[\ud800-\uffff]/;
+
+/** Sort directory entries by name in code-point order; the native comparison suffices unless a name holds U+D800 or above. */
+export function sortByName<T extends { name: string }>(entries: T[]): T[] {
+  let simple = true;
+  for (const e of entries) {
+    if (BEYOND_BMP_LOW.test(e.name)) {
+      simple = false;
+      break;
+    }
+  }
+  if (simple) return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries.sort((a, b) => compareNames(a.name, b.name));
+}
+
 /** Clamp a caller limit to [1, max], falling back to the published default. */
 export function clampLimit(value: number | undefined | null, fallback: number, max: number): number {
   const v = value === undefined || value === null || !Number.isFinite(value) ? fallback : Math.floor(value);

@@ -13,10 +13,10 @@
 
 import fs from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
-import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import type { Target, Workspace } from "./context.ts";
 import { fail, openFailure } from "./fail.ts";
 import { compileSearchGlob } from "./glob.ts";
-import { compareNames } from "./order.ts";
+import { sortByName } from "./order.ts";
 import { Scanner, type SearchMatch } from "./scan.ts";
 
 export type { SearchMatch } from "./scan.ts";
@@ -80,7 +80,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
         continue;
       }
-      entries.sort((a, b) => compareNames(a.name, b.name));
+      sortByName(entries);
       for (const e of entries) {
         if (VCS_DIRS.has(e.name)) continue;
         if (!policy.entryVisible(dir.rel, e.name)) continue;
@@ -133,7 +133,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         if (matches.length >= want) break walk;
       }
     } finally {
-      closeQuietly(dirFd);
+      ws.native.closeFast(dirFd);
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { parts: string[]; rel: string; sub: string });
   }

@@ -176,3 +176,14 @@ describe("regex metacharacters in globs are literal", () => {
     expect(compileFnmatch("[\\]").test("\\")).toBe(true);
   });
 });
+
+describe("name order", () => {
+  test("sortByName is code-point order with and without astral names", async () => {
+    const { sortByName, compareNames } = await import("../../src/fs/order.ts");
+    const plain = ["b", "a", "B", "a0", "", "ab"].map((name) => ({ name }));
+    expect(sortByName(plain).map((e) => e.name)).toEqual(["", "B", "a", "a0", "ab", "b"]);
+    const mixed = ["\uFF21", "\u{1F600}", "z", "\uE000"].map((name) => ({ name }));
+    expect(sortByName(mixed).map((e) => e.name)).toEqual(["z", "\uE000", "\uFF21", "\u{1F600}"]);
+    expect(compareNames("\u{1F600}", "\uFFFF")).toBeGreaterThan(0);
+  });
+});
