@@ -5,13 +5,16 @@
 // assigns the launcher to the job, and only then writes one "go" byte on its stdin. The launcher
 // reads exactly that byte, removes its own two variables from the environment, and starts the
 // real provider with inherited stdio; everything the provider starts inherits the job.
-// If stdin closes before "go", the launcher exits 125 without starting anything.
+// If stdin closes before "go", the launcher exits 125 without starting anything; if the provider
+// cannot be started it prints one line naming only the errno and exits 127.
 //
 // The logic is OS-neutral (and tested on Linux); only the job assignment is Windows-specific.
 
 export const LAUNCH_ARGV_VARIABLE = "SERVERFS_LAUNCH_ARGV";
 export const GO_BYTE = 0x67;
 export const LAUNCHER_NOT_RELEASED_EXIT = 125;
+/** The provider executable could not be started (shells use 127 for "command not found"). */
+export const LAUNCHER_SPAWN_FAILED_EXIT = 127;
 
 export const LAUNCHER_SOURCE = `
 const fs = require("node:fs");
@@ -25,7 +28,13 @@ if (got !== 1 || byte[0] !== ${GO_BYTE}) process.exit(${LAUNCHER_NOT_RELEASED_EX
 const argv = JSON.parse(process.env.${LAUNCH_ARGV_VARIABLE} || "[]");
 delete process.env.${LAUNCH_ARGV_VARIABLE};
 delete process.env.BUN_BE_BUN;
-const child = Bun.spawn(argv, { stdio: ["inherit", "inherit", "inherit"], env: process.env, windowsHide: true });
+let child;
+try {
+  child = Bun.spawn(argv, { stdio: ["inherit", "inherit", "inherit"], env: process.env, windowsHide: true });
+} catch (e) {
+  process.stderr.write("serverfs launcher: could not start the provider (" + String((e && e.code) || "error") + ")\\n");
+  process.exit(${LAUNCHER_SPAWN_FAILED_EXIT});
+}
 child.exited.then((code) => process.exit(code));
 `;
 

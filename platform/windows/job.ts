@@ -14,6 +14,7 @@ const PROCESS_SET_QUOTA = 0x0100;
 const PROCESS_TERMINATE = 0x0001;
 const JOB_OBJECT_QUERY = 0x0004;
 const JOB_OBJECT_TERMINATE = 0x0008;
+const ERROR_ALREADY_EXISTS = 183;
 
 export class JobObject {
   private constructor(private handle: bigint) {}
@@ -23,6 +24,12 @@ export class JobObject {
     const k = kernel32();
     const handle = k.CreateJobObjectW(null, name === null ? null : ptr(wide(name)));
     if (handle === 0n) return null;
+    // A named job that already exists belongs to someone else (or to a run id reused too soon):
+    // joining it would put our provider under another holder's control.
+    if (name !== null && k.GetLastError() === ERROR_ALREADY_EXISTS) {
+      k.CloseHandle(handle);
+      return null;
+    }
     const limits = new Uint8Array(EXTENDED_LIMIT_SIZE);
     new DataView(limits.buffer).setUint32(16, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, true);
     if (k.SetInformationJobObject(handle, JobObjectExtendedLimitInformation, ptr(limits), EXTENDED_LIMIT_SIZE) === 0) {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GO_BYTE, LAUNCHER_NOT_RELEASED_EXIT, launcherCommand } from "../../platform/launcher.ts";
+import { GO_BYTE, LAUNCHER_NOT_RELEASED_EXIT, LAUNCHER_SPAWN_FAILED_EXIT, launcherCommand } from "../../platform/launcher.ts";
 import { ensureBridgeToken, readBridgeToken, tokensEqual } from "../../platform/token.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "serverfs-token-"));
@@ -75,5 +75,14 @@ describe("go-byte launcher", () => {
       expect(await p.exited).toBe(LAUNCHER_NOT_RELEASED_EXIT);
     }
     expect(readdirSync(dir)).not.toContain("never");
+  });
+
+  test("a provider that cannot be started: exit 127 and one line naming only the errno", async () => {
+    const p = start([join(dir, "no such provider")]);
+    p.stdin.write(new Uint8Array([GO_BYTE]));
+    await p.stdin.end();
+    expect(await p.exited).toBe(LAUNCHER_SPAWN_FAILED_EXIT);
+    const err = await new Response(p.stderr).text();
+    expect(err).toBe("serverfs launcher: could not start the provider (ENOENT)\n");
   });
 });
