@@ -96,7 +96,7 @@ export async function acpProbe(ctx: DoctorContext, profile: AcpProfile): Promise
   const out: CheckResult[] = [];
   let env: Record<string, string>;
   try {
-    env = providerEnvironment(ctx.registry.agent.provider_env_file);
+    env = providerEnvironment(ctx.registry.agent.provider_env_file).env;
   } catch (err) {
     const code = err instanceof ServerfsError ? err.code : "INTERNAL_ERROR";
     return [fail(`${base}.handshake`, L("handshake"), `not probed: the provider env file is unusable (${code})`, "fix the provider env file first (see its check above)")];
