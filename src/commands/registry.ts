@@ -46,10 +46,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
   tasks: {
     summary: "the operator's view of Agent tasks",
     usage:
-      "serverfs tasks list [--config FILE] [--json]\n" +
-      "serverfs tasks show ID | events ID [--follow] | cancel ID\n" +
-      "serverfs tasks approve ID REQUEST (DECISION | --option OPTION_ID)\n" +
-      "serverfs tasks answer ID REQUEST ANSWER...",
+      "serverfs tasks list [--status STATUS] [--limit N] [--config FILE] [--json]\n" +
+      "serverfs tasks show ID | events ID [--after N] [--follow] | cancel ID\n" +
+      "serverfs tasks approve ID REQUEST (DECISION | --option OPTION_ID) [--grant PERMISSION_ID ...]\n" +
+      "serverfs tasks answer ID REQUEST QUESTION_ID=OPTION[,OPTION] ... [--text QUESTION_ID=TEXT ...]\n\n" +
+      "Every subcommand takes --config FILE (default: the per-user state directory) and --json.",
     load: () => import("./tasks.ts"),
   },
   service: {
