@@ -175,3 +175,20 @@ describe.skipIf(!isLinux)("pid reuse guard (Linux)", () => {
     await unrelated.exited;
   });
 });
+
+describe.skipIf(!isLinux)("independence of tasks (Linux)", () => {
+  test("stopping one task leaves another task's whole tree, escapees included, untouched", async () => {
+    const c = createLinuxContainment();
+    const shape = ["sh", "-c", "sleep 1000 & setsid sleep 1000 & setsid -f sleep 1000; wait"];
+    const a = await c.spawn({ argv: shape, cwd: tmpdir(), env: childEnv(), runId: uniqueRunId("indep-a") });
+    const b = await c.spawn({ argv: shape, cwd: tmpdir(), env: childEnv(), runId: uniqueRunId("indep-b") });
+    await waitUntil(() => livePidsWithMarker(a.runId).length === 4 && livePidsWithMarker(b.runId).length === 4, 5000);
+    const bMembers = (await b.members()).map((pid) => ({ pid, start: procFacts(pid)!.startTime }));
+    expect(bMembers.length).toBe(4);
+    expect((await a.stop(200)).proved).toBe(true);
+    expect(livePidsWithMarker(a.runId)).toEqual([]);
+    for (const m of bMembers) expect(isLive(m.pid, m.start)).toBe(true);
+    expect((await b.members()).sort()).toEqual(bMembers.map((m) => m.pid).sort());
+    expect((await b.stop(200)).proved).toBe(true);
+  });
+});
