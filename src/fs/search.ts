@@ -41,6 +41,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   if (args.query === "") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must not be empty");
   if (args.query.includes("\n")) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must be a single line");
   if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
+  if (signal?.aborted) throw fail("SEARCH_FAILED", t.alias, t.rel, "search was cancelled");
   const limits = ws.registry.limits;
   const started = performance.now();
   const deadlineAt = started + limits.search_timeout_seconds * 1000;

@@ -201,3 +201,14 @@ describe("parity with ripgrep", () => {
     }
   });
 });
+
+describe("cancellation", () => {
+  test("an aborted signal ends the search with SEARCH_FAILED", async () => {
+    const f = single();
+    write(f.root, "a.txt", "needle\n");
+    const ac = new AbortController();
+    ac.abort();
+    await expectCode(f.svc.searchText({ workdir: "w", query: "needle" }, ac.signal), "SEARCH_FAILED");
+    expect((await f.svc.searchText({ workdir: "w", query: "needle" }, new AbortController().signal)).returned).toBe(1);
+  });
+});
