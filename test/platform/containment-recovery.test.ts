@@ -2,6 +2,7 @@
 // marker and stopped with proof by a fresh process; a member that never goes away yields
 // proved:false with the survivor listed; an unreadable process table never makes stop throw.
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLinuxContainment } from "../../platform/linux/containment.ts";
@@ -182,7 +183,20 @@ describe.skipIf(!isLinux)("independence of tasks (Linux)", () => {
     const shape = ["sh", "-c", "sleep 1000 & setsid sleep 1000 & setsid -f sleep 1000; wait"];
     const a = await c.spawn({ argv: shape, cwd: tmpdir(), env: childEnv(), runId: uniqueRunId("indep-a") });
     const b = await c.spawn({ argv: shape, cwd: tmpdir(), env: childEnv(), runId: uniqueRunId("indep-b") });
-    await waitUntil(() => livePidsWithMarker(a.runId).length === 4 && livePidsWithMarker(b.runId).length === 4, 5000);
+    // Ready when each tree is sh + 3 sleeps (the transient `setsid -f` parent has exited).
+    const settled = (runId: string) => {
+      const pids = livePidsWithMarker(runId);
+      const comm = (pid: number) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+        } catch {
+          return "";
+        }
+      };
+      const sleeps = pids.filter((pid) => comm(pid) === "sleep");
+      return pids.length === 4 && sleeps.length === 3;
+    };
+    expect(await waitUntil(() => settled(a.runId) && settled(b.runId), 5000)).toBe(true);
     const bMembers = (await b.members()).map((pid) => ({ pid, start: procFacts(pid)!.startTime }));
     expect(bMembers.length).toBe(4);
     expect((await a.stop(200)).proved).toBe(true);
