@@ -7,9 +7,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createFileService } from "../../src/fs/index.ts";
-import { registry, workdir } from "./registry.ts";
-import { generateFindTree } from "./gen-tree.ts";
-import { machine, median } from "./machine.ts";
+import { registry, workdir } from "../../test/fs/registry.ts";
+import { generateFindTree, machine, median } from "./gen-tree.ts";
 
 const PATTERN = "f7*.rs";
 

@@ -7,14 +7,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { generateSearchTree } from "./gen-tree.ts";
-import { machine, median } from "./machine.ts";
+import { generateSearchTree, machine, median } from "./gen-tree.ts";
 
 const QUERY = "zq-no-such-token-7781";
 
 async function child(root: string): Promise<void> {
   const { createFileService } = await import("../../src/fs/index.ts");
-  const { registry, workdir } = await import("./registry.ts");
+  const { registry, workdir } = await import("../../test/fs/registry.ts");
   const svc = createFileService(registry([workdir("bench", root, { read_only: true })], { search_timeout_seconds: 120 }));
   const hwmBefore = vmHwm();
   // one search per "go" line on stdin, so the parent can interleave us with rg run by run

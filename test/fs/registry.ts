@@ -1,4 +1,5 @@
-// Registry objects for the benchmarks (the same shape the config loader produces).
+// Registry objects built directly (the same shape the config loader produces), for the fs tests,
+// their child-process fixtures and the fs benchmarks. No bun:test import: children run it too.
 import type { FsLimits, Registry, Workdir } from "../../src/config/types.ts";
 
 export function workdir(alias: string, root: string, over: Partial<Workdir> = {}): Workdir {
