@@ -16,6 +16,8 @@ export interface AcpAdapterOptions {
   tmpRoot: string;
   services: RuntimeServices;
   diagnostics: Diagnostics;
+  /** Literal values (provider env file credentials) never to appear in diagnostics. */
+  secrets?: readonly string[];
 }
 
 /** Executable check only: an ACP agent is never started to answer "is it there?". */

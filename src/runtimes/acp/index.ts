@@ -1,5 +1,6 @@
 // Entry point for the Bridge: the ACP runtime family, one AcpAdapter per configured ACP profile.
 // It has the RuntimeFamily shape of src/bridge/adapters.ts, so registering it there is one line.
+import { providerEnvironment } from "../../bridge/provider-env.ts";
 import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
 import { createLogger, type Logger } from "../../log.ts";
@@ -21,7 +22,11 @@ export function acpRuntimeFamily(
   diagnostics: Diagnostics = loggerDiagnostics(createLogger({ level: registry.server.log_level })),
 ): RuntimeAdapter[] {
   const tmpRoot = deploymentPaths(registry).tmpDir;
+  if (registry.agent.acp_profiles.length === 0) return [];
+  // The same credentials the service redacts from caller-visible text are kept out of the
+  // private diagnostics too (agents echo their configuration into stderr).
+  const { secrets } = providerEnvironment(registry.agent.provider_env_file);
   return registry.agent.acp_profiles.map(
-    (profile) => new AcpAdapter({ profile, agent: registry.agent, tmpRoot, services: services(profile.runtime), diagnostics }),
+    (profile) => new AcpAdapter({ profile, agent: registry.agent, tmpRoot, services: services(profile.runtime), diagnostics, secrets }),
   );
 }

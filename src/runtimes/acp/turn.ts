@@ -48,6 +48,8 @@ export interface TurnOptions {
   /** Directory under the state dir that holds per-task temp directories. */
   tmpRoot: string;
   diagnostics: Diagnostics;
+  /** Literal values (provider env file credentials) never to appear in diagnostics. */
+  secrets?: readonly string[];
 }
 
 export function cancelledError(): ServerfsError {
@@ -78,7 +80,7 @@ export class AcpTurn {
     private readonly ctx: TaskContext,
     private readonly opts: TurnOptions,
   ) {
-    this.redactor = new Redactor(ctx.workdirRoot);
+    this.redactor = new Redactor(ctx.workdirRoot, opts.secrets ?? []);
   }
 
   /** Cancel from outside (adapter.cancel or ctx.signal): idempotent. */

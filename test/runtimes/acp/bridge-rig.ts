@@ -82,6 +82,7 @@ export async function startBridgeRig(profiles: AcpProfile[], agent: Partial<Agen
   const adapters = new Map(
     acpRuntimeFamily(registry, (runtime) => ({ loadCapabilities: (fp) => store.getCapabilities(runtime, fp) }), {}, diagnostics).map((a) => [a.name, a]),
   );
+  const providerEnv = providerEnvironment(registry.agent.provider_env_file);
   const service = new BridgeService({
     registry,
     paths,
@@ -89,7 +90,8 @@ export async function startBridgeRig(profiles: AcpProfile[], agent: Partial<Agen
     leases: leaseManager,
     containment: containment(),
     adapters,
-    providerEnv: providerEnvironment(registry.agent.provider_env_file),
+    providerEnv: providerEnv.env,
+    secrets: providerEnv.secrets,
     stopGraceMs: 500,
   });
   await service.start();

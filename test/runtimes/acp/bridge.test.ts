@@ -148,6 +148,24 @@ describe("ACP through the Bridge service", () => {
     expect((await rig.waitTerminal(ok)).final_response).toBe("still serving");
   });
 
+  test("stderr reaches only the private diagnostics, with provider env file secrets redacted", async () => {
+    const envDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "acp-env-"));
+    try {
+      const envFile = path.join(envDir, "provider.env");
+      fs.writeFileSync(envFile, "FIXTURE_TOKEN=tok-0123456789-secret\n", { mode: 0o600 });
+      rig = await startBridgeRig([profileFor("exit-mid-turn.ts", [], { id: "crash" })], { provider_env_file: envFile });
+      const id = await rig.submit("acp-crash", "x");
+      const done = await rig.waitTerminal(id);
+      expect(done.error_code).toBe("AGENT_PROVIDER_DISCONNECTED");
+      expect(JSON.stringify(await rig.events(id))).not.toContain("segfault");
+      const tail = rig.diagnostics.records.find((r) => r.kind === "stderr_tail");
+      expect(String(tail?.fields.detail)).toContain("segfault-like crash");
+      expect(JSON.stringify(rig.diagnostics.records)).not.toContain("tok-0123456789-secret");
+    } finally {
+      fs.rmSync(envDir, { recursive: true, force: true });
+    }
+  });
+
   test("a model the agent does not offer is refused with AGENT_MODEL_UNSUPPORTED", async () => {
     rig = await startBridgeRig([scripted(["--models=a,b"])]);
     const id = await rig.submit("acp-scripted", "model", { model: "zzz" });

@@ -98,7 +98,7 @@ export class TestTask implements TaskContext {
     readonly services: MemoryCapabilities,
     opts: { continueNativeSessionId?: string | null; requestedModel?: string | null; profile?: "review" | "workspace-write" } = {},
     /** The Bridge's provider environment (scrubbed Bridge env + provider env file), as the service passes it. */
-    private readonly providerEnv: Record<string, string> = providerEnvironment(null),
+    private readonly providerEnv: Record<string, string> = providerEnvironment(null).env,
   ) {
     runCounter++;
     this.taskId = `task-${process.pid}-${runCounter}`;
@@ -197,7 +197,7 @@ export function makeRig(): Rig {
     diagnostics,
     providerEnvFile: null,
     adapter: (profile, agent = agentConfig()) => new AcpAdapter({ profile, agent, tmpRoot, services, diagnostics }),
-    task: (prompt, opts) => new TestTask(dir, prompt, services, opts, providerEnvironment(rig.providerEnvFile)),
+    task: (prompt, opts) => new TestTask(dir, prompt, services, opts, providerEnvironment(rig.providerEnvFile).env),
     cleanup: () => fs.rmSync(base, { recursive: true, force: true }),
   };
   return rig;
