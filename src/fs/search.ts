@@ -59,6 +59,9 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   let first = true;
   let lastYield = performance.now();
 
+  // A search root inside a VCS directory is validated like any other, then holds nothing to search.
+  const insideVcs = t.parts.some((p) => VCS_DIRS.has(p));
+
   // The search root itself must be a directory (validated before any walking).
   walk: while (stack.length > 0) {
     const dir = stack.pop() as { parts: string[]; rel: string; sub: string };
@@ -71,6 +74,10 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
       continue;
     }
     first = false;
+    if (insideVcs) {
+      ws.native.closeFast(dirFd);
+      break;
+    }
     const subdirs: { parts: string[]; rel: string; sub: string }[] = [];
     try {
       let entries;

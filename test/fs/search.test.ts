@@ -54,6 +54,10 @@ describe("search contract", () => {
     expect(byPath.get("cjk.txt")).toEqual([{ line: 1, text: "前needle後" }]);
     for (const p of byPath.keys()) expect(p.startsWith(".git") || p.startsWith(".hg") || p.includes(".svn")).toBe(false);
     expect(r.returned).toBe(r.matches.length);
+    // not even as the search root
+    expect((await hidden.searchText({ workdir: "w", path: ".git", query: "needle" })).matches).toEqual([]);
+    expect((await hidden.searchText({ workdir: "w", path: "src/.svn", query: "needle" })).matches).toEqual([]);
+    await expectCode(hidden.searchText({ workdir: "w", path: ".git/hidden.txt", query: "needle" }), "NOT_A_DIRECTORY");
   });
 
   test("case-insensitive is casefold", async () => {
