@@ -38,7 +38,13 @@ async function runOnce(shape: TreeShape): Promise<void> {
     throw new Error(`${shape.name}: tree never reached ${shape.sleepers} sleepers`);
   }
   // Membership must match an independent marker scan exactly (no member missed, none invented).
-  const members = (await p.members()).sort((a, b) => a - b);
+  // Compare at a quiet moment: a `setsid -f` parent may still be on its way out.
+  let members: number[] = [];
+  for (let attempt = 0; attempt < 50; attempt++) {
+    members = (await p.members()).sort((a, b) => a - b);
+    if (Bun.deepEquals(members, livePidsOfTask(runId, p.pid))) break;
+    await Bun.sleep(10);
+  }
   expect(members).toEqual(livePidsOfTask(runId, p.pid));
   const recorded = members.map((pid) => ({ pid, start: procFacts(pid)?.startTime }));
   const evidence = await p.stop(shape.ignoresTerm ? 20 : 300);
