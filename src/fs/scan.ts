@@ -2,6 +2,7 @@
 // (memmem), per-line UTF-8 decoding of candidate lines only, the 64 KiB NUL rule, streamed lines
 // longer than the buffer, and a 2 KiB UTF-8-safe cap on each match's text.
 
+import { isAscii } from "node:buffer";
 import fs from "node:fs";
 
 export interface SearchMatch {
@@ -41,6 +42,35 @@ function tryDecode(bytes: Uint8Array): string | null {
   }
 }
 
+/**
+ * ASCII lowercase of `src` into `dst`, four bytes at a time (SWAR: set bit 5 of every byte in
+ * 'A'..'Z'). `src` must be pure ASCII; both buffers start 4-byte aligned (dedicated allocations).
+ */
+export function asciiLower(src: Buffer, dst: Buffer): void {
+  const n = src.length;
+  const words = n >>> 2;
+  if (src.byteOffset % 4 === 0 && dst.byteOffset % 4 === 0) {
+    const s = new Uint32Array(src.buffer, src.byteOffset, words);
+    const o = new Uint32Array(dst.buffer, dst.byteOffset, words);
+    for (let i = 0; i < words; i++) {
+      const w = s[i] as number;
+      const low7 = w & 0x7f7f7f7f;
+      const geA = (low7 + 0x3f3f3f3f) & 0x80808080;
+      const gtZ = (low7 + 0x25252525) & 0x80808080;
+      o[i] = w | ((geA & ~gtZ & ~w & 0x80808080) >>> 2);
+    }
+  } else {
+    for (let i = 0; i < words * 4; i++) {
+      const c = src[i] as number;
+      dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
+    }
+  }
+  for (let i = words * 4; i < n; i++) {
+    const c = src[i] as number;
+    dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
+  }
+}
+
 function countNewlines(view: Buffer, from: number, to: number): number {
   let n = 0;
   let i = view.indexOf(10, from);
@@ -55,6 +85,9 @@ export class Scanner {
   readonly buf = Buffer.allocUnsafe(BUFFER_BYTES);
   private readonly needle: Buffer;
   private readonly folded: string;
+  /** The folded query as bytes when it is pure ASCII (enables the lowercase fast path). */
+  private readonly asciiNeedle: Buffer | null;
+  private lowered: Buffer | null = null;
 
   constructor(
     readonly query: string,
@@ -62,6 +95,8 @@ export class Scanner {
   ) {
     this.needle = Buffer.from(query, "utf8");
     this.folded = fold(query);
+    const foldedBytes = Buffer.from(this.folded, "utf8");
+    this.asciiNeedle = isAscii(foldedBytes) ? foldedBytes : null;
   }
 
   /**
@@ -176,13 +211,14 @@ export class Scanner {
     }
   }
 
-  private matchBytes(view: Buffer, want: number, countedFrom: number, linesBefore: number) {
+  /** Exact search of `needle` in `hay`; line text comes from `view` (same offsets, original bytes). */
+  private matchBytes(view: Buffer, want: number, countedFrom: number, linesBefore: number, hay: Buffer = view, needle: Buffer = this.needle) {
     const found: { line: number; text: string; truncated: boolean; lineEnd: number }[] = [];
     let counted = countedFrom;
     let lines = linesBefore;
     let from = 0;
     while (found.length < want) {
-      const i = view.indexOf(this.needle, from);
+      const i = hay.indexOf(needle, from);
       if (i === -1) break;
       const ls = i === 0 ? 0 : view.lastIndexOf(10, i - 1) + 1;
       let le = view.indexOf(10, i);
@@ -201,6 +237,13 @@ export class Scanner {
   }
 
   private matchFolded(view: Buffer, want: number, countedFrom: number, linesBefore: number) {
+    // Pure-ASCII text and an ASCII folded query: case folding is ASCII lowercasing, so lowercase
+    // the bytes once (SWAR) and search them raw. Anything else takes the per-line Unicode path.
+    if (this.asciiNeedle !== null && isAscii(view)) {
+      if (this.lowered === null) this.lowered = Buffer.allocUnsafe(this.buf.length);
+      asciiLower(view, this.lowered);
+      return this.matchBytes(view, want, countedFrom, linesBefore, this.lowered.subarray(0, view.length), this.asciiNeedle);
+    }
     const found: { line: number; text: string; truncated: boolean; lineEnd: number }[] = [];
     let lines = linesBefore + countNewlines(view, countedFrom, 0);
     let ls = 0;

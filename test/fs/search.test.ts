@@ -216,3 +216,41 @@ describe("cancellation", () => {
     expect((await f.svc.searchText({ workdir: "w", query: "needle" }, new AbortController().signal)).returned).toBe(1);
   });
 });
+
+describe("case-insensitive paths", () => {
+  test("asciiLower (SWAR) equals a byte-by-byte lowercase for every ASCII byte, aligned or not", async () => {
+    const { asciiLower } = await import("../../src/fs/scan.ts");
+    const src = Buffer.alloc(4099);
+    for (let i = 0; i < src.length; i++) src[i] = i % 128;
+    const want = Buffer.from(src.map((c) => (c >= 65 && c <= 90 ? c | 32 : c)));
+    for (const off of [0, 1, 3]) {
+      const s = Buffer.from(src.subarray(off));
+      const d = Buffer.alloc(s.length);
+      asciiLower(s, d);
+      expect(d.equals(want.subarray(off))).toBe(true);
+      const unaligned = src.subarray(off);
+      const d2 = Buffer.alloc(unaligned.length + 1).subarray(1);
+      asciiLower(unaligned, d2);
+      expect(d2.equals(want.subarray(off))).toBe(true);
+    }
+  });
+
+  test("ASCII fast path and Unicode path agree on what matches", async () => {
+    const f = single();
+    write(f.root, "ascii.txt", "Hello WORLD\nnothing\nhello world again\n");
+    write(f.root, "uni.txt", "Ünïcode HELLO World\nplain\n");
+    write(f.root, "kelvin.txt", "temperature 5 \u212Aelvin\n");
+    write(f.root, "bad.txt", Buffer.concat([Buffer.from("HELLO WORLD \xff\n", "latin1"), Buffer.from("hello world ok\n")]));
+    const r = await f.svc.searchText({ workdir: "w", query: "HELLO world", case_sensitive: false });
+    expect(r.matches.map((m) => `${m.path}:${m.line}:${m.text}`).sort()).toEqual([
+      "ascii.txt:1:Hello WORLD",
+      "ascii.txt:3:hello world again",
+      "bad.txt:2:hello world ok",
+      "uni.txt:1:Ünïcode HELLO World",
+    ]);
+    const k = await f.svc.searchText({ workdir: "w", query: "KELVIN", case_sensitive: false });
+    expect(k.matches.map((m) => m.path)).toEqual(["kelvin.txt"]);
+    const ü = await f.svc.searchText({ workdir: "w", query: "üNÏCODE", case_sensitive: false });
+    expect(ü.matches.map((m) => m.line)).toEqual([1]);
+  });
+});
