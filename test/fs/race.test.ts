@@ -1,5 +1,5 @@
 // A REAL attacker process swaps a workdir directory with a symlink to an outside directory
-// while the service reads, lists, searches, stats, creates and edits through that path.
+// while the service reads, lists, searches, stats, creates, edits and deletes through that path.
 // Over >= 10,000 attempts: zero bytes from outside, zero files written outside.
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -64,7 +64,7 @@ for (const mode of ["openat2", "walk"] as const) {
       };
       for (let i = 0; i < ATTEMPTS_PER_MODE; i++) {
         try {
-          switch (i % 6) {
+          switch (i % 8) {
             case 0:
               check("read", await svc.readTextFile({ workdir: "w", path: "swap/f.txt" }));
               break;
@@ -72,7 +72,7 @@ for (const mode of ["openat2", "walk"] as const) {
               check("list", await svc.listDirectory({ workdir: "w", path: "swap" }));
               break;
             case 2:
-              check("search", await svc.searchText({ workdir: "w", path: i % 12 === 2 ? "swap" : "", query: "MARKER" }));
+              check("search", await svc.searchText({ workdir: "w", path: i % 16 === 2 ? "swap" : "", query: "MARKER" }));
               break;
             case 3:
               check("stat", await svc.statFile({ workdir: "w", path: "swap/sub/deep.txt" }));
@@ -84,6 +84,18 @@ for (const mode of ["openat2", "walk"] as const) {
             case 5: {
               const rev = (await svc.statFile({ workdir: "w", path: "swap/f.txt" })).revision;
               await svc.editTextFile({ workdir: "w", path: "swap/f.txt", expected_revision: rev, edits: [{ old_text: "inside", new_text: "inside" }] });
+              break;
+            }
+            case 6: {
+              // delete what case 4 created two steps ago (if that create got through)
+              const p = `swap/new-${i - 2}.txt`;
+              const rev = (await svc.statFile({ workdir: "w", path: p })).revision;
+              await svc.deleteFile({ workdir: "w", path: p, expected_revision: rev });
+              break;
+            }
+            case 7: {
+              const d = await svc.createDirectory({ workdir: "w", path: `swap/d-${i}` });
+              await svc.deleteDirectory({ workdir: "w", path: `swap/d-${i}`, expected_revision: d.revision });
               break;
             }
           }
