@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
 import { containment, leases, peerCredentials } from "../../platform/index.ts";
-import type { FileLease } from "../../platform/types.ts";
+import type { Containment, FileLease } from "../../platform/types.ts";
 import { buildAdapters } from "./adapters.ts";
 import { bridgePaths, pipeTokenPath, type BridgePaths } from "./deployment.ts";
 import { listenPosix, type BridgeListener } from "./ipc/server.posix.ts";
@@ -23,6 +23,8 @@ export interface BridgeOptions {
   limits?: Partial<BridgeLimits>;
   fakeTurnLog?: string | null;
   stopGraceMs?: number;
+  /** Test seam: the process containment (default: the platform's). */
+  containment?: Containment;
 }
 
 export interface RunningBridge {
@@ -74,7 +76,7 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
       paths,
       store,
       leases: leaseManager,
-      containment: containment(),
+      containment: opts.containment ?? containment(),
       adapters,
       ...(() => {
         const pe = providerEnvironment(registry.agent.provider_env_file);

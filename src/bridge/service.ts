@@ -691,6 +691,14 @@ export class BridgeService {
         if (!ev.proved) {
           proved = false;
           this.log("provider.stop_not_proved", { task_id: run.taskId, survivors: ev.survivors.length });
+          // The operator needs the pids to finish the job by hand before clearing the guard.
+          this.tryEvent(run.taskId, "runtime.stop_proof", {
+            provider_started: true,
+            method: ev.method,
+            proved: false,
+            survivors: ev.survivors.length,
+            survivor_pids: ev.survivors.map((s) => s.pid),
+          });
         }
       } catch {
         proved = false;

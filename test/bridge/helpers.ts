@@ -8,6 +8,7 @@ import type { AgentConfig, Registry, Workdir } from "../../src/config/types.ts";
 import { startBridge, type RunningBridge } from "../../src/bridge/daemon.ts";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import type { BridgeLimits } from "../../src/bridge/limits.ts";
+import type { Containment } from "../../platform/types.ts";
 
 export function tempDir(prefix = "sfs-bridge-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -75,6 +76,8 @@ export interface HarnessOptions {
   workdir?: Partial<Workdir>;
   agent?: Partial<AgentConfig>;
   limits?: Partial<BridgeLimits>;
+  /** Process containment seam (e.g. a process-table reader that fakes a survivor). */
+  containment?: Containment;
   /** Reuse an existing state/workdir layout (restart tests). */
   reuse?: { root: string; stateDir: string };
 }
@@ -96,7 +99,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     opts.agent,
   );
   const turnLog = path.join(root, "turns.log");
-  const bridge = await startBridge({ registry, fakeTurnLog: turnLog, stopGraceMs: 500, ...(opts.limits ? { limits: opts.limits } : {}) });
+  const bridge = await startBridge({
+    registry,
+    fakeTurnLog: turnLog,
+    stopGraceMs: 500,
+    ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.containment ? { containment: opts.containment } : {}),
+  });
   const client = new BridgeClient({ path: bridge.paths.socketPath }, 60_000);
   const h: Harness = {
     root,
