@@ -256,3 +256,32 @@ describe("state database", () => {
     expect(r.line("state database")).toContain("is not a readable SQLite database; fix: ");
   });
 });
+
+describe("Bridge version", () => {
+  test("a Bridge still running another serverfs version: FAIL with restart as the fix", async () => {
+    // A second copy of the sources whose package.json says another version, running the Bridge.
+    const other = makeDeployment();
+    dirs.push(other.root);
+    const tree = path.join(other.root, "old-serverfs");
+    const repo = path.resolve(import.meta.dir, "../..");
+    fs.mkdirSync(tree);
+    fs.cpSync(path.join(repo, "src"), path.join(tree, "src"), { recursive: true });
+    fs.cpSync(path.join(repo, "platform"), path.join(tree, "platform"), { recursive: true });
+    fs.symlinkSync(path.join(repo, "node_modules"), path.join(tree, "node_modules"));
+    const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { version: string };
+    fs.writeFileSync(path.join(tree, "package.json"), JSON.stringify({ ...pkg, version: "0.0.0-older" }));
+    const proc = Bun.spawn([process.execPath, path.join(tree, "src", "cli.ts"), "bridge", "--config", other.config], { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+    try {
+      for (let i = 0; i < 400 && !fs.existsSync(other.socketPath); i++) await Bun.sleep(25);
+      await Bun.sleep(100);
+      const r = await runDoctor(other);
+      expect(r.code).toBe(1);
+      expect(r.line("bridge version")).toBe(
+        `bridge version: FAIL -- the Bridge runs serverfs 0.0.0-older, this binary is ${pkg.version}; fix: restart the Bridge so it runs this version (serverfs service stop, then start)`,
+      );
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }, 30_000);
+});

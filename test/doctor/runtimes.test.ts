@@ -63,11 +63,12 @@ describe("ACP profiles without launching", () => {
   });
 
   test("capability snapshot: unmeasured, then measured by a real task through the Bridge, then stale after the profile's args change", async () => {
-    const d = deployment(profileToml("echo", "scripted-agent.ts", ["--resume"]), ["fake", "acp-echo"]);
+    const tag = `--tag=${crypto.randomUUID()}`;
+    const d = deployment(profileToml("echo", "scripted-agent.ts", ["--resume", tag]), ["fake", "acp-echo"]);
     const b = await startBridge(d);
     try {
       const before = await runDoctor(d);
-      expect(before.line("acp echo command")).toBe(`acp echo command: OK -- ${BUN} (2 arguments; not launched)`);
+      expect(before.line("acp echo command")).toBe(`acp echo command: OK -- ${BUN} (3 arguments; not launched)`);
       expect(before.line("acp echo capabilities")).toBe("acp echo capabilities: OK -- not measured yet (measured by the first task on this runtime)");
       const id = (await b.client.call("task.submit", { runtime: "acp-echo", workdir: "repo", path: "", profile: "workspace-write", prompt: "text hi there" })).task_id as string;
       let status = "";
@@ -86,7 +87,7 @@ describe("ACP profiles without launching", () => {
     const stale = await runDoctor(d);
     expect(stale.line("acp echo capabilities")).toMatch(/^acp echo capabilities: WARN -- stale: the snapshot measured \S+ was taken with a different command, args or use_proxy/);
     // Nothing was launched by the plain doctor: no agent process runs with that fixture.
-    expect(processesWith(path.join(ACP_FIXTURES, "scripted-agent.ts"))).toEqual([]);
+    expect(processesWith(tag)).toEqual([]);
   }, 30_000);
 });
 

@@ -216,6 +216,8 @@ export async function acpProbe(ctx: DoctorContext, profile: AcpProfile): Promise
     }
     return out;
   } finally {
+    // Runs after every return above: the stop result is appended to the very array returned, so
+    // no path (handshake failure included) reports without the proof that the agent is gone.
     peer?.close();
     let evidence: StopEvidence | null = null;
     if (proc !== null) {
