@@ -123,6 +123,26 @@ describe("Bridge down and stale socket", () => {
     expect(r.stdout).toContain("summary: 1 FAIL, 2 WARN");
   });
 
+  test("the socket path holds a regular file, or a socket owned by another uid: FAIL, and doctor does not connect to it", async () => {
+    const d = deployment();
+    const b = await startBridge(d);
+    await b.stop();
+    fs.writeFileSync(d.socketPath, "not a socket", { mode: 0o600 });
+    expect((await runDoctor(d)).line("bridge")).toContain(`bridge: FAIL -- ${d.socketPath} exists but is not a socket`);
+    fs.unlinkSync(d.socketPath);
+    if (process.getuid!() !== 0) return; // handing the socket to another uid needs root
+    let connections = 0;
+    const listener = Bun.listen({ unix: d.socketPath, socket: { open: () => void connections++, data: () => {} } });
+    try {
+      fs.chownSync(d.socketPath, 65534, 65534);
+      const r = await runDoctor(d);
+      expect(r.line("bridge")).toContain("bridge: FAIL -- the socket is owned by uid 65534, not 0; fix: run doctor (and serve) as the Bridge's user");
+      expect(connections).toBe(0);
+    } finally {
+      listener.stop(true);
+    }
+  }, 30_000);
+
   test("agent disabled: no Bridge, state or runtime checks, exit 0", async () => {
     const d = deployment({ agentEnabled: false });
     const r = await runDoctor(d);

@@ -172,6 +172,10 @@ describe("native runtimes", () => {
       `runtime claude: FAIL -- ${claude} --version exited with 3; fix: run '${claude} --version' as the Bridge user and fix what it reports`,
     );
     expect(r.line("runtime qoder")).toContain("FAIL -- 'qodercli-not-installed-here' is not on PATH; fix: install qoder for the Bridge user");
+    // A bare name is looked up on PATH.
+    fs.writeFileSync(d.config, fs.readFileSync(d.config, "utf8").replace(`bin = ${q(codex)}`, `bin = "codex"`));
+    const onPath = await runDoctor(d, [], { PATH: `${bin}:${process.env.PATH ?? ""}` });
+    expect(onPath.line("runtime codex")).toBe(`runtime codex: OK -- ${codex}: codex-cli 9.9.9`);
   }, 30_000);
 
   test("a --version that hangs and forks a setsid grandchild: bounded, then the whole tree is stopped with proof", async () => {

@@ -44,6 +44,17 @@ describe("state directory privacy", () => {
     expect(fs.statSync(d.stateDir).mode & 0o777).toBe(0o755);
   }, 30_000);
 
+  test("a state dir owned by another user is FAIL naming the uid (root only: chown needs it)", async () => {
+    if (process.getuid!() !== 0) return; // only root can hand a directory to another uid; nothing to measure otherwise
+    const d = deployment();
+    const b = await startBridge(d);
+    await b.stop();
+    fs.chownSync(path.join(d.stateDir, "spool"), 65534, 65534);
+    const r = await runDoctor(d);
+    expect(r.line("state files")).toContain(`${path.join(d.stateDir, "spool")} is owned by uid 65534, not 0`);
+    expect(r.line("state files")).toContain("back to the Bridge user (chown)");
+  }, 30_000);
+
   test("a symlink planted in the state dir is FAIL and is not followed", async () => {
     const d = deployment();
     const b = await startBridge(d);
@@ -89,7 +100,7 @@ describe("provider env file", () => {
     expect((await runDoctor(d)).line("provider env file")).toContain(`FAIL -- ${file} is a symlink`);
   });
 
-  test("--probe-acp with an ACP agent that echoes its environment: the env file's values still never reach the report", async () => {
+  test("--probe-acp hands the env file to the agent as a task would; its values still never reach the report", async () => {
     const { d } = withEnvFile(0o600);
     const fixture = path.resolve(import.meta.dir, "../fixtures/acp/scripted-agent.ts");
     fs.appendFileSync(d.config, `[[agent.acp_profiles]]\nid = "echo"\ncommand = ${JSON.stringify(BUN)}\nargs = [${JSON.stringify(fixture)}]\n`);

@@ -3,6 +3,7 @@
 // again because the file can change after the config was written), and the capability snapshot
 // the Bridge stored from a real handshake — current, stale (the profile's launch fields changed
 // since it was measured) or not measured yet.
+import path from "node:path";
 import type { AcpProfile } from "../../config/types.ts";
 import { executableProblem } from "../../config/executable.ts";
 import { parseSnapshot } from "../../runtimes/acp/snapshot.ts";
@@ -12,7 +13,7 @@ import { fail, ok, warn, type CheckResult } from "../types.ts";
 export function acpCommandCheck(profile: AcpProfile, index: number): CheckResult {
   const id = `acp.${profile.id}.command`;
   const label = `acp ${profile.id} command`;
-  const problem = executableProblem(profile.command);
+  const problem = path.isAbsolute(profile.command) ? executableProblem(profile.command) : "is not an absolute path";
   if (problem) {
     return fail(id, label, `${profile.command} ${problem}`, `install the agent, or fix agent.acp_profiles[${index}].command (an absolute path to an executable)`);
   }
