@@ -53,7 +53,7 @@ async function judge(ctx: DoctorContext, alias: string, guardFile: string, recor
       id,
       label,
       `WORKDIR_RECOVERY_REQUIRED: guard names task ${record.task_id}, which the state database does not know (orphaned); writes to ${alias} are blocked`,
-      `the Bridge can never clear an orphaned guard: ${findProcessesHint(record.run_id ?? null)}, then delete ${guardFile}`,
+      `the Bridge can never clear an orphaned guard: ${findProcessesHint(record.run_id ?? null)}, inspect the workdir (e.g. git status), then delete ${guardFile}`,
     );
   }
   if (facts === "unknown") {
@@ -75,7 +75,7 @@ async function judge(ctx: DoctorContext, alias: string, guardFile: string, recor
     id,
     label,
     `WORKDIR_RECOVERY_REQUIRED: task ${record.task_id} (${facts.runtime}, ${facts.status}) may still have a live provider; writes to ${alias} are blocked`,
-    `${how}. Never delete the guard by hand while a process of that task may still run`,
+    `${how}. Never delete the guard by hand while a process of that task may still run (docs/agent-bridge.md, "Recovery required")`,
   );
 }
 
