@@ -1,13 +1,12 @@
 // Assembling a running Bridge: private state dir, the one-instance lock, the database, leases,
 // adapters, the service start (retention GC + restart reconciliation) and only then the endpoint.
 import fs from "node:fs";
-import { randomBytes } from "node:crypto";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
-import { containment, leases, peerCredentials } from "../../platform/index.ts";
+import { containment, ensureBridgeToken, leases, peerCredentials } from "../../platform/index.ts";
 import type { Containment, FileLease } from "../../platform/types.ts";
 import { buildAdapters } from "./adapters.ts";
-import { bridgePaths, pipeTokenPath, type BridgePaths } from "./deployment.ts";
+import { bridgePaths, type BridgePaths } from "./deployment.ts";
 import { listenPosix, type BridgeListener } from "./ipc/server.posix.ts";
 import { listenWindowsPipe } from "./ipc/server.windows.ts";
 import { ensurePrivateDir, LeaseManager } from "./lease.ts";
@@ -36,16 +35,6 @@ export interface RunningBridge {
 }
 
 
-function ensurePipeToken(paths: BridgePaths): string {
-  const file = pipeTokenPath(paths);
-  try {
-    return fs.readFileSync(file, "utf8").trim();
-  } catch {
-    const token = randomBytes(32).toString("hex");
-    fs.writeFileSync(file, token, { mode: 0o600 });
-    return token;
-  }
-}
 
 export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
   const { registry } = opts;
@@ -90,7 +79,7 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
     const listener =
       process.platform === "win32"
-        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensurePipeToken(paths), dispatch, log })
+        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log })
         : await listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log });
     log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
     let closing: Promise<void> | null = null;

@@ -41,8 +41,3 @@ export function leaseFiles(registry: Registry, alias: string): WorkdirLeaseFiles
   const stem = path.basename(lockFile).replace(/\.lock$/, "");
   return { lockFile, guardFile: path.join(path.dirname(lockFile), "active", stem) };
 }
-
-/** Windows: the per-user pipe token lives in the private state dir. */
-export function pipeTokenPath(paths: Pick<BridgePaths, "stateDir">): string {
-  return path.join(paths.stateDir, "bridge.token");
-}

@@ -9,14 +9,13 @@
 // `status` asks the Bridge itself (one runtime.list over its socket or pipe), not only the
 // manager: exit 0 when the Bridge answers, 3 when it does not (the LSB "not running" code).
 import { isAbsolute, resolve } from "node:path";
-import { BridgeClient } from "../bridge/ipc/client.ts";
+import { bridgeClientFor } from "../bridge/ipc/connect.ts";
 import { loadRegistry } from "../config/load.ts";
 import { defaultStateDir, deploymentPaths } from "../config/paths.ts";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError } from "../errors.ts";
 import { currentServiceHost, isPrivileged, runningExecutable, serviceManagerFor } from "../../platform/service/index.ts";
 import type { ServiceHost } from "../../platform/service/types.ts";
-import { readBridgeToken } from "../../platform/token.ts";
 import { flag, parseArgs, usage } from "./args.ts";
 
 const ACTIONS = ["install", "uninstall", "start", "stop", "status"] as const;
@@ -34,17 +33,9 @@ function write(lines: string[]): Promise<void> {
 
 /** Whether the Bridge of this deployment answers one runtime.list; the error code when it does not. */
 export async function bridgeAnswers(registry: Registry, host: ServiceHost): Promise<{ ok: true; runtimes: number } | { ok: false; code: string }> {
-  const paths = deploymentPaths(registry);
-  let pipeToken: string | null = null;
-  if (host.platform === "win32") {
-    try {
-      pipeToken = readBridgeToken(paths.stateDir);
-    } catch (err) {
-      return { ok: false, code: err instanceof ServerfsError ? err.code : "BRIDGE_IDENTITY_UNAVAILABLE" };
-    }
-  }
   try {
-    const result = await new BridgeClient({ path: paths.socketPath, pipeToken }, STATUS_TIMEOUT_MS).call("runtime.list", {});
+    const client = bridgeClientFor(registry, { timeoutMs: STATUS_TIMEOUT_MS, platform: host.platform });
+    const result = await client.call("runtime.list", {});
     const runtimes = Array.isArray(result.runtimes) ? result.runtimes.length : 0;
     return { ok: true, runtimes };
   } catch (err) {

@@ -3,12 +3,9 @@
 // or one event per line with `events --follow`).
 import { ServerfsError } from "../errors.ts";
 import { loadRegistry } from "../config/load.ts";
-import { deploymentPaths } from "../config/paths.ts";
-import type { Registry } from "../config/types.ts";
-import { BridgeClient } from "../bridge/ipc/client.ts";
-import { bridgePaths, pipeTokenPath } from "../bridge/deployment.ts";
+import type { BridgeClient } from "../bridge/ipc/client.ts";
+import { bridgeClientFor } from "../bridge/ipc/connect.ts";
 import { flag, parseArgs, usage, type ParsedArgs } from "./args.ts";
-import fs from "node:fs";
 
 const FLAGS = {
   config: { value: true },
@@ -26,20 +23,10 @@ type Out = (text: string) => void;
 
 async function clientFor(args: ParsedArgs): Promise<{ client: BridgeClient; timeoutMs: number }> {
   const configFile = flag(args, "config");
-  let registry: Registry;
-  if (configFile) registry = (await loadRegistry({ configFile })).registry;
-  else registry = { server: { state_dir: null } } as unknown as Registry;
-  const paths = deploymentPaths(registry);
-  let pipeToken: string | null = null;
-  if (process.platform === "win32") {
-    try {
-      pipeToken = fs.readFileSync(pipeTokenPath({ ...bridgePaths(registry) }), "utf8").trim();
-    } catch {
-      pipeToken = null;
-    }
-  }
-  const timeoutMs = configFile ? registry.agent.bridge_timeout_seconds * 1000 : 30_000;
-  return { client: new BridgeClient({ path: paths.socketPath, pipeToken }, timeoutMs), timeoutMs };
+  // Without --config, the operator means the default deployment (the per-user state dir).
+  const deployment = configFile ? (await loadRegistry({ configFile })).registry : { server: { state_dir: null } };
+  const client = bridgeClientFor(deployment);
+  return { client, timeoutMs: client.defaultTimeoutMs };
 }
 
 function intFlag(args: ParsedArgs, name: string, fallback: number): number {

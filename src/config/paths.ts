@@ -71,7 +71,12 @@ export function defaultStateDir(host: HostFacts = currentHost()): string {
   return p.join(xdg && p.isAbsolute(xdg) ? xdg : p.join(host.homedir, ".local", "state"), "serverfs");
 }
 
-export function stateDirOf(registry: Registry, host: HostFacts = currentHost()): string {
+/** Only `server.state_dir` matters, so a caller without a config file can still find the default deployment. */
+export interface DeploymentRef {
+  server: Pick<Registry["server"], "state_dir">;
+}
+
+export function stateDirOf(registry: DeploymentRef, host: HostFacts = currentHost()): string {
   return registry.server.state_dir ?? defaultStateDir(host);
 }
 
@@ -93,7 +98,7 @@ function socketPathFor(stateDir: string, host: HostFacts): string {
   return p.join("/tmp", `serverfs-${host.uid}-${hex16(stateDir)}`, "bridge.sock");
 }
 
-export function deploymentPaths(registry: Registry, host: HostFacts = currentHost()): DeploymentPaths {
+export function deploymentPaths(registry: DeploymentRef, host: HostFacts = currentHost()): DeploymentPaths {
   const p = pathApi(host.platform);
   const stateDir = stateDirOf(registry, host);
   const socketPath = socketPathFor(stateDir, host);

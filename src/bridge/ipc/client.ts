@@ -33,7 +33,7 @@ export function newRequestId(): string {
 export class BridgeClient {
   constructor(
     readonly endpoint: BridgeEndpoint,
-    private readonly defaultTimeoutMs: number = DEFAULT_TIMEOUT_MS,
+    readonly defaultTimeoutMs: number = DEFAULT_TIMEOUT_MS,
   ) {}
 
   /** One RPC. Resolves with the result object or throws the Bridge's coded error. */

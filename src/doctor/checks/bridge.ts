@@ -4,8 +4,7 @@
 // stale leftover of a Bridge that died; no socket at all means the Bridge is down.
 import fs from "node:fs";
 import net from "node:net";
-import { pipeTokenPath } from "../../bridge/deployment.ts";
-import { BridgeClient } from "../../bridge/ipc/client.ts";
+import { bridgeClientFor } from "../../bridge/ipc/connect.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 import type { DoctorContext } from "../context.ts";
@@ -91,16 +90,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
     ownerText = `socket owned by uid ${st.uid}`;
   }
 
-  let pipeToken: string | null = null;
-  if (process.platform === "win32") {
-    try {
-      pipeToken = fs.readFileSync(pipeTokenPath(ctx.paths), "utf8").trim();
-    } catch {
-      pipeToken = null;
-    }
-  }
-  const timeoutMs = Math.min(ctx.registry.agent.bridge_timeout_seconds * 1000, 5000);
-  const client = new BridgeClient({ path: socketPath, pipeToken }, timeoutMs);
+  const client = bridgeClientFor(ctx.registry, { timeoutMs: Math.min(ctx.registry.agent.bridge_timeout_seconds * 1000, 5000) });
   let status: Record<string, unknown>;
   try {
     status = await client.call("bridge.status", {});

@@ -1,10 +1,8 @@
 // The ten agent tools, built for `serve` when the surface allows them (src/mcp/surface.ts).
 import type { Registry } from "../../../config/types.ts";
 import type { FileService } from "../../../fs/index.ts";
-import { BridgeClient } from "../../../bridge/ipc/client.ts";
-import { bridgePaths, pipeTokenPath } from "../../../bridge/deployment.ts";
+import { bridgeClientFor } from "../../../bridge/ipc/connect.ts";
 import type { McpTool } from "../../tool.ts";
-import fs from "node:fs";
 import type { AgentToolDeps } from "./common.ts";
 import { answerAgentQuestionTool } from "./answer-agent-question.ts";
 import { cancelAgentTaskTool } from "./cancel-agent-task.ts";
@@ -30,20 +28,6 @@ export function agentToolsFrom(deps: AgentToolDeps): McpTool[] {
     sendAgentMessageTool(deps),
     cancelAgentTaskTool(deps),
   ];
-}
-
-/** The Bridge client `serve` uses: the deployment's endpoint and the operator's RPC timeout. */
-export function bridgeClientFor(registry: Registry): BridgeClient {
-  const paths = bridgePaths(registry);
-  let pipeToken: string | null = null;
-  if (process.platform === "win32") {
-    try {
-      pipeToken = fs.readFileSync(pipeTokenPath(paths), "utf8").trim();
-    } catch {
-      pipeToken = null;
-    }
-  }
-  return new BridgeClient({ path: paths.socketPath, pipeToken }, registry.agent.bridge_timeout_seconds * 1000);
 }
 
 export function buildAgentTools(registry: Registry, files: Pick<FileService, "statFile">): McpTool[] {
