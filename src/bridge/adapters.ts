@@ -7,6 +7,7 @@ import { FakeAdapter } from "../runtimes/fake/adapter.ts";
 import { acpRuntimeFamily } from "../runtimes/acp/index.ts";
 import { codexRuntimeFamily } from "../runtimes/codex/index.ts";
 import { claudeRuntimeFamily } from "../runtimes/claude/index.ts";
+import { qoderRuntimeFamily } from "../runtimes/qoder/index.ts";
 
 export interface FamilyOptions {
   /** Test hook for the fake runtime: a file each fake turn appends to. */
@@ -22,7 +23,7 @@ export type RuntimeFamily = (
 const fakeFamily: RuntimeFamily = (registry, _services, options) =>
   registry.agent.enable_fake_runtime ? [new FakeAdapter({ turnLog: options.fakeTurnLog ?? null })] : [];
 
-export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily, acpRuntimeFamily, codexRuntimeFamily, claudeRuntimeFamily];
+export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily, acpRuntimeFamily, codexRuntimeFamily, claudeRuntimeFamily, qoderRuntimeFamily];
 
 export function buildAdapters(
   registry: Registry,

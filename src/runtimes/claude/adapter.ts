@@ -45,7 +45,7 @@ export class ClaudeAdapter implements RuntimeAdapter {
 
   async probe(): Promise<RuntimeInfo> {
     const exe = this.exe();
-    const version = exe === null ? null : await executableVersion(exe, providerEnvironment(this.opts.agent.provider_env_file), parseClaudeVersion);
+    const version = exe === null ? null : await executableVersion(exe, providerEnvironment(this.opts.agent.provider_env_file).env, parseClaudeVersion);
     return { name: this.name, available: exe !== null && version !== null, version, ...CLAUDE_CAPABILITIES };
   }
 

@@ -44,7 +44,7 @@ export class CodexAdapter implements RuntimeAdapter {
   }
 
   private env(): Record<string, string> {
-    return providerEnvironment(this.opts.agent.provider_env_file);
+    return providerEnvironment(this.opts.agent.provider_env_file).env;
   }
 
   async probe(): Promise<RuntimeInfo> {

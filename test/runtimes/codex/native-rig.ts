@@ -94,6 +94,7 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
   const diagnostics = new RecordingDiagnostics();
   const services = (runtime: string): RuntimeServices => ({ loadCapabilities: (fp) => store.getCapabilities(runtime, fp) });
   const adapters = new Map(family(registry, services, {}, diagnostics).map((a) => [a.name, a]));
+  const providerEnv = providerEnvironment(registry.agent.provider_env_file);
   const service = new BridgeService({
     registry,
     paths,
@@ -101,7 +102,8 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
     leases: leaseManager,
     containment: containment(),
     adapters,
-    providerEnv: providerEnvironment(registry.agent.provider_env_file),
+    providerEnv: providerEnv.env,
+    secrets: providerEnv.secrets,
     stopGraceMs: 500,
   });
   await service.start();
@@ -122,6 +124,9 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
       throw new Error(`${method} unexpectedly succeeded`);
     },
     async submit(runtime, prompt, extra = {}) {
+      // Tasks in these suites run one at a time: a cancelled task publishes its terminal state
+      // first and releases the writer lease only after its provider's stop is proved.
+      await waitUntil(() => !leaseManager.isHeld("repo"), 15_000);
       const r = await service.dispatch("task.submit", { runtime, workdir: "repo", path: "", profile: "workspace-write", prompt, ...extra });
       return r.task_id as string;
     },

@@ -1,0 +1,303 @@
+// One ServerFS task (or continuation) on `qodercli` in its non-interactive streaming mode: spawn it
+// in the task's containment set with permission mode "default" and permission prompts routed to
+// us over stdio (so neither a user's bypass mode nor its own auto mode can skip the human), apply
+// the Agent proxy with `set_proxy` before the prompt (agent-reference §10.5), send one user
+// message, broker every `can_use_tool` to a human, and end with a proved stop of the set.
+// Cancel: withdraw a pending human wait (deny + interrupt), send `interrupt`, then stop the set.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { ContainedProcess } from "../../../platform/types.ts";
+import { Redactor } from "../../bridge/redact.ts";
+import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
+import { ServerfsError, toServerfsError } from "../../errors.ts";
+import { childEnvExtras } from "../acp/child-env.ts";
+import { DENY_MESSAGE, answeredInput, approvalFor, permissionResult, questionFor, type ToolPermissionContext } from "../claude/permissions.ts";
+import type { Diagnostics } from "../codex/turn.ts";
+import type { AdapterResult, TaskContext } from "../types.ts";
+import { QoderStream } from "./stream.ts";
+
+const CONTROL_TIMEOUT_MS = 10_000;
+const INTERRUPT_BOUND_MS = 3_000;
+const MAX_ID_CHARS = 512;
+/** What qodercli 1.1.52 answers when no Qoder account is logged in (native-findings §3). */
+const NOT_LOGGED_IN = /not logged in|please run \/login|authentication (is )?required/i;
+
+export interface QoderTurnOptions {
+  exe: string;
+  config: NativeRuntimeConfig;
+  agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds">;
+  tmpRoot: string;
+  diagnostics: Diagnostics;
+}
+
+export function cancelledError(): ServerfsError {
+  return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
+}
+
+/** The argv of one streaming qodercli turn; a new session gets an id we choose, so it is known before launch. */
+export function qoderArgv(exe: string, sessionId: string, resume: boolean, model: string | null): string[] {
+  return [
+    exe,
+    "--print",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--permission-prompt-tool",
+    "stdio",
+    "--permission-mode",
+    "default",
+    resume ? "--resume" : "--session-id",
+    sessionId,
+    ...(model !== null ? ["--model", model] : []),
+  ];
+}
+
+export class QoderTurn {
+  private readonly stopping = new AbortController();
+  private proc: ContainedProcess | null = null;
+  private stream: QoderStream | null = null;
+  private sessionId: string | null = null;
+  private cancelRequested = false;
+  private interrupted = false;
+  private resultDone!: (m: Record<string, unknown>) => void;
+  private readonly result = new Promise<Record<string, unknown>>((r) => (this.resultDone = r));
+  private interactionChain: Promise<unknown> = Promise.resolve();
+  private readonly humanWaits = new Map<string, AbortController>();
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly redactor: Redactor;
+
+  constructor(
+    private readonly ctx: TaskContext,
+    private readonly opts: QoderTurnOptions,
+  ) {
+    this.redactor = new Redactor(ctx.workdirRoot);
+  }
+
+  cancel(): void {
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    for (const w of this.humanWaits.values()) w.abort();
+    this.stopping.abort(cancelledError());
+    void this.interrupt();
+  }
+
+  private async interrupt(): Promise<void> {
+    if (this.interrupted || this.stream === null || this.stream.closed) return;
+    this.interrupted = true;
+    await this.stream.control({ subtype: "interrupt" }, INTERRUPT_BOUND_MS).catch(() => {});
+  }
+
+  async run(): Promise<AdapterResult> {
+    if (this.ctx.signal.aborted) throw cancelledError();
+    const onAbort = () => this.cancel();
+    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
+    const tmpDir = path.join(this.opts.tmpRoot, `qoder-${this.ctx.runId}`);
+    try {
+      fs.mkdirSync(this.opts.tmpRoot, { recursive: true, mode: 0o700 });
+      fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+      let out: AdapterResult;
+      try {
+        out = await this.converse(tmpDir);
+      } catch (err) {
+        const failure = this.cancelRequested ? cancelledError() : toServerfsError(err, "AGENT_PROVIDER_ERROR", "qodercli failed");
+        this.stopping.abort(failure);
+        await this.teardown();
+        throw failure;
+      }
+      await this.teardown();
+      return out;
+    } finally {
+      this.ctx.signal.removeEventListener("abort", onAbort);
+      this.clearIdle();
+      fs.rmSync(tmpDir, { recursive: true, force: true });
+    }
+  }
+
+  private async converse(tmpDir: string): Promise<AdapterResult> {
+    const resume = this.ctx.continueNativeSessionId;
+    const sessionId = resume ?? crypto.randomUUID();
+    // Known before launch, so a crash mid-turn stays resumable.
+    this.adoptSession(sessionId);
+    const env = childEnvExtras({ proxy: this.opts.agent.proxy, useProxy: this.opts.config.use_proxy, tmpDir });
+    const proxy = this.opts.config.use_proxy && this.opts.agent.proxy.enabled ? this.opts.agent.proxy.url : null;
+    try {
+      this.proc = await this.ctx.spawn({ argv: qoderArgv(this.opts.exe, sessionId, resume !== null, this.ctx.requestedModel), env, stderrLimitBytes: 64 * 1024 });
+    } catch (err) {
+      if (this.cancelRequested) throw cancelledError();
+      this.diag("launch_failed", err instanceof ServerfsError ? err.code : "spawn failed");
+      throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "qodercli could not be started");
+    }
+    this.stream = new QoderStream(this.proc, {
+      onMessage: (m) => this.onMessage(m),
+      onControlRequest: (id, req) => this.onControlRequest(id, req),
+      onControlCancel: (id) => this.onControlCancel(id),
+    });
+    if (proxy !== null) {
+      await this.abortable(
+        this.stream.control({ subtype: "set_proxy", proxy }, CONTROL_TIMEOUT_MS).catch(() => {
+          throw new ServerfsError("AGENT_RUNTIME_NOT_READY", "qodercli did not accept the Agent proxy");
+        }),
+      );
+    }
+    this.touchIdle();
+    this.stream.sendUser(this.ctx.prompt);
+    const result = await this.abortable(this.result);
+    this.clearIdle();
+    if (result.is_error === true || result.subtype !== "success") {
+      if (this.cancelRequested) throw cancelledError();
+      const text = typeof result.result === "string" ? result.result : "";
+      this.diag("result_error", text || String(result.subtype ?? "error"));
+      if (NOT_LOGGED_IN.test(text)) throw new ServerfsError("AGENT_AUTH_REQUIRED", "qodercli is not logged in for this user; log in with qodercli (or set QODER_PAT in the provider env file)");
+      throw new ServerfsError("AGENT_PROVIDER_ERROR", `qodercli ended the turn with ${typeof result.subtype === "string" ? result.subtype.slice(0, 48) : "an error"}`);
+    }
+    return { finalResponse: typeof result.result === "string" ? result.result : "", nativeSessionId: this.sessionId, nativeTurnId: null };
+  }
+
+  private adoptSession(raw: unknown): void {
+    if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_ID_CHARS || raw === this.sessionId) return;
+    this.sessionId = raw;
+    this.ctx.recordNativeIds(raw, null);
+  }
+
+  private onMessage(m: Record<string, unknown>): void {
+    this.touchIdle();
+    if (m.type === "system" && m.subtype === "init") {
+      this.adoptSession(m.session_id);
+      this.emit("turn.started", {});
+    } else if (m.type === "assistant") {
+      const content = (m.message as { content?: unknown } | undefined)?.content;
+      if (!Array.isArray(content)) return;
+      for (const block of content as Array<Record<string, unknown>>) {
+        if (block.type === "text" && typeof block.text === "string" && block.text.length > 0) this.emit("agent.message", { text: block.text });
+        else if (block.type === "tool_use" && typeof block.name === "string") {
+          const input = (block.input ?? {}) as Record<string, unknown>;
+          const id = typeof block.id === "string" ? block.id : null;
+          if (typeof input.command === "string") this.emit("command.started", { command: input.command.slice(0, 4096), tool_use_id: id });
+          else this.emit("tool.started", { tool: block.name, tool_use_id: id });
+        }
+      }
+    } else if (m.type === "result") {
+      this.adoptSession(m.session_id);
+      this.resultDone(m);
+    }
+  }
+
+  private onControlRequest(requestId: string, req: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (req.subtype !== "can_use_tool") {
+      this.emit("provider.request_refused", { method: String(req.subtype ?? "unknown").slice(0, 64) });
+      return Promise.reject(new ServerfsError("PERMISSION_OUTSIDE_POLICY", "ServerFS does not answer this request"));
+    }
+    const wait = new AbortController();
+    this.humanWaits.set(requestId, wait);
+    const run = this.interactionChain.then(() => this.broker(req, wait.signal));
+    this.interactionChain = run.catch(() => {});
+    return run.finally(() => this.humanWaits.delete(requestId));
+  }
+
+  /** qodercli withdrew a request (e.g. after an interrupt): stale, never answered for the human. */
+  private onControlCancel(requestId: string): void {
+    const wait = this.humanWaits.get(requestId);
+    if (!wait) return;
+    this.humanWaits.delete(requestId);
+    this.ctx.abandonInteraction();
+    wait.abort();
+  }
+
+  private async broker(req: Record<string, unknown>, withdrawn: AbortSignal): Promise<Record<string, unknown>> {
+    const refusal = { behavior: "deny", message: DENY_MESSAGE, interrupt: true };
+    if (this.stopping.signal.aborted || withdrawn.aborted) return refusal;
+    const tool = typeof req.tool_name === "string" ? req.tool_name : typeof req.display_name === "string" ? req.display_name : "unknown";
+    const input = req.input !== null && typeof req.input === "object" && !Array.isArray(req.input) ? (req.input as Record<string, unknown>) : {};
+    const context: ToolPermissionContext = {
+      suggestions: Array.isArray(req.permission_suggestions) ? req.permission_suggestions : Array.isArray(req.suggestions) ? req.suggestions : undefined,
+      ...(typeof req.blocked_path === "string" ? { blockedPath: req.blocked_path } : {}),
+      ...(typeof req.decision_reason === "string" ? { decisionReason: req.decision_reason } : {}),
+      ...(typeof req.title === "string" ? { title: req.title } : {}),
+    };
+    this.clearIdle();
+    try {
+      if (tool === "AskUserQuestion") {
+        let question;
+        try {
+          question = questionFor(input);
+        } catch {
+          return { behavior: "deny", message: "ServerFS could not relay these questions." };
+        }
+        const answers = await this.human(this.ctx.askQuestion(question), withdrawn);
+        return { behavior: "allow", updatedInput: answeredInput(input, answers) };
+      }
+      const resolution = await this.human(this.ctx.requestApproval(approvalFor(tool, input, context)), withdrawn);
+      return permissionResult(input, context, resolution) as Record<string, unknown>;
+    } catch (err) {
+      if (!this.stopping.signal.aborted && !withdrawn.aborted) this.stream?.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
+      return refusal;
+    } finally {
+      this.touchIdle();
+    }
+  }
+
+  private human<T>(p: Promise<T>, withdrawn: AbortSignal): Promise<T> {
+    return Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        const onAbort = () => reject(new ServerfsError("REQUEST_STALE", "the request was withdrawn"));
+        if (withdrawn.aborted) onAbort();
+        else withdrawn.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  }
+
+  private emit(type: string, payload: Record<string, unknown>): void {
+    try {
+      this.ctx.emitEvent(type, payload);
+    } catch (err) {
+      this.stream?.fail(toServerfsError(err, "AGENT_EVENT_TOO_LARGE"));
+    }
+  }
+
+  private touchIdle(): void {
+    const seconds = this.opts.agent.event_idle_timeout_seconds;
+    if (seconds === null || this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
+    this.clearIdle();
+    this.idleTimer = setTimeout(() => {
+      this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `qodercli sent nothing for ${seconds} s`));
+    }, seconds * 1000);
+  }
+
+  private clearIdle(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  private abortable<T>(p: Promise<T>): Promise<T> {
+    const signal = this.stopping.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return Promise.race([
+      p,
+      this.stream ? this.stream.failure : new Promise<never>(() => {}),
+      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+    ]);
+  }
+
+  private async teardown(): Promise<void> {
+    this.clearIdle();
+    const proc = this.proc;
+    if (proc === null) return;
+    if (this.cancelRequested) await this.interrupt();
+    this.stream?.endInput();
+    if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
+    this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "the task ended"));
+    const evidence = await proc.stop(1000);
+    if (!evidence.proved) {
+      const tail = proc.stderrTail();
+      if (tail.length > 0) this.diag("stderr_tail", new TextDecoder().decode(tail));
+      throw new ServerfsError("STOP_NOT_PROVED", "qodercli's processes could not be proved stopped", { survivors: evidence.survivors.length });
+    }
+  }
+
+  private diag(kind: string, detail: string): void {
+    const redacted = this.redactor.text(detail.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " "));
+    this.opts.diagnostics.record(kind, { runtime: "qoder", task_id: this.ctx.taskId, detail: redacted.slice(-2048) });
+  }
+}
