@@ -42,7 +42,7 @@ const TABLE = {
     model_discovery: "unsupported",
     capability_state: "unmeasured",
   },
-};
+} as const;
 
 describe("native runtime capabilities", () => {
   test("a missing executable: available false, no version, the same capability table", async () => {
