@@ -177,6 +177,17 @@ describe.skipIf(!runnable)("Claude Code through the Agent SDK and the Bridge", (
     expect((await rig.waitTerminal(next, 60_000)).final_response).toBe("echo: after cancel");
   }, 90_000);
 
+  test("cancel while an approval is pending: the tool never runs, the CLI is gone", async () => {
+    const target = path.join(rig.workdir, "never.txt");
+    const id = await rig.submit("claude", `SHELL touch ${target}`);
+    const req = await waitInteraction(id, "waiting_for_approval");
+    await rig.call("task.cancel", { task_id: id });
+    expect((await rig.call("task.get", { task_id: id })).status).toBe("cancelled");
+    expect(await waitUntil(() => processesWithHome(home).length === 0, 10_000)).toBe(true);
+    expect(fs.existsSync(target)).toBe(false);
+    expect(await rig.fail("task.approval.respond", { task_id: id, request_id: req.request_id, decision: "approve_once", granted_permission_ids: [] })).toBe("REQUEST_STALE");
+  }, 60_000);
+
   test("a request-scoped model reaches the Messages API for that task", async () => {
     const id = await rig.submit("claude", "which model", { model: "claude-fixture-9" });
     const done = await rig.waitTerminal(id, 60_000);

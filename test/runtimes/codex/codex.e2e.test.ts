@@ -230,3 +230,45 @@ describe.skipIf(!runnable)("Codex app-server through the Bridge", () => {
     expect(model.requests.filter((r) => r.prompts.at(-1) === "default model please").map((r) => r.model)).toEqual(["gpt-5.5"]);
   }, 90_000);
 });
+
+describe.skipIf(!runnable)("Codex approval expiry", () => {
+  let expiryModel: ResponsesModel;
+  let expiryBase: string;
+  let expiryHome: string;
+  let expiryRig: NativeRig;
+  beforeAll(async () => {
+    expiryModel = startResponsesModel();
+    expiryBase = tempDir("serverfs-codex-expiry-");
+    expiryHome = path.join(expiryBase, "home");
+    const codexHome = path.join(expiryHome, ".codex");
+    fs.mkdirSync(path.join(codexHome, "rules"), { recursive: true });
+    fs.writeFileSync(
+      path.join(codexHome, "config.toml"),
+      `model = "gpt-5.5"\nmodel_provider = "fake"\nsandbox_mode = "danger-full-access"\ncheck_for_update_on_startup = false\n[model_providers.fake]\nname = "Fake"\nbase_url = "${expiryModel.baseUrl}/v1"\nenv_key = "FAKE_API_KEY"\nwire_api = "responses"\n[analytics]\nenabled = false\n`,
+    );
+    fs.writeFileSync(path.join(codexHome, "rules", "default.rules"), 'prefix_rule(pattern = ["cp"], decision = "prompt")\n');
+    const envFile = path.join(expiryBase, "provider.env");
+    writeProviderEnv(envFile, { HOME: expiryHome, CODEX_HOME: codexHome, FAKE_API_KEY: "fake-key" });
+    expiryRig = await startNativeRig((registry, services, options, diagnostics) => codexRuntimeFamily(registry, services, options, diagnostics), ["codex"], {
+      provider_env_file: envFile,
+      interaction_timeout_seconds: 2,
+      codex: { enabled: true, bin: CODEX, use_proxy: false },
+    });
+  });
+  afterAll(async () => {
+    await expiryRig?.stop();
+    expiryModel?.stop();
+    fs.rmSync(expiryBase, { recursive: true, force: true });
+  });
+
+  test("an unanswered approval expires: interrupted AGENT_INTERACTION_TIMED_OUT, nothing ran, nothing left", async () => {
+    fs.writeFileSync(path.join(expiryRig.workdir, "seed.txt"), "x");
+    const id = await expiryRig.submit("codex", `SHELL cp ${expiryRig.workdir}/seed.txt ${expiryRig.workdir}/late.txt`);
+    await expiryRig.waitFor(id, (t) => t.status === "waiting_for_approval", 30_000);
+    const done = await expiryRig.waitTerminal(id, 30_000);
+    expect({ status: done.status, error: done.error_code }).toEqual({ status: "interrupted", error: "AGENT_INTERACTION_TIMED_OUT" });
+    expect(await waitUntil(() => processesWithHome(expiryHome).length === 0, 10_000)).toBe(true);
+    expect(fs.existsSync(path.join(expiryRig.workdir, "late.txt"))).toBe(false);
+    expect((await expiryRig.events(id)).map((e) => e.event_type)).toContain("interaction.expired");
+  }, 60_000);
+});
