@@ -4,11 +4,9 @@
 // however deep or wide the tree. Hidden, denied and reserved entries are skipped and never
 // descended; every child seen counts toward max_walk_entries before any filtering.
 
-import { errnoCode } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
-import { fail, openFailure } from "./fail.ts";
 import { compileFnmatch } from "./glob.ts";
-import { sortByName } from "./order.ts";
+import { entryKind, openWalkDir, readWalkDir } from "./walk.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
@@ -34,26 +32,13 @@ export function findFiles(ws: Workspace, t: Target, pattern: string, limit: numb
 
   outer: while (stack.length > 0) {
     const dir = stack.pop() as Pending;
-    let fd: number;
-    try {
-      fd = ws.native.openBeneath(root, dir.parts, "dirList");
-    } catch (err) {
-      const code = errnoCode(err);
-      if (first || code === "EMFILE" || code === "ENFILE") throw openFailure(err, t.alias, first ? t.rel : dir.rel, "read");
-      continue; // a sub-directory that vanished or changed type mid-walk
-    }
+    const fd = openWalkDir(ws, t, root, dir, first);
+    if (fd === null) continue;
     first = false;
     const subdirs: Pending[] = [];
     try {
-      let entries;
-      try {
-        entries = ws.native.readDirFast(fd);
-      } catch (err) {
-        const code = errnoCode(err);
-        if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
-        continue;
-      }
-      sortByName(entries);
+      const entries = readWalkDir(ws, t, fd);
+      if (entries === null) continue;
       for (const e of entries) {
         walked++;
         if (walked > maxWalk) {
@@ -61,15 +46,7 @@ export function findFiles(ws: Workspace, t: Target, pattern: string, limit: numb
           break outer;
         }
         if (!policy.entryVisible(dir.rel, e.name)) continue;
-        let kind = e.kind;
-        if (kind === "unknown") {
-          try {
-            const st = ws.native.lstatChild(fd, e.name);
-            kind = st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
-          } catch {
-            continue;
-          }
-        }
+        const kind = entryKind(ws, fd, e);
         const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
         if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel });
         else if (kind === "file" && matcher.test(e.name)) {

@@ -14,10 +14,10 @@
 import fs from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
-import { fail, openFailure } from "./fail.ts";
+import { fail } from "./fail.ts";
 import { compileSearchGlob } from "./glob.ts";
-import { sortByName } from "./order.ts";
 import { Scanner, type SearchMatch } from "./scan.ts";
+import { entryKind, openWalkDir, readWalkDir } from "./walk.ts";
 
 export type { SearchMatch } from "./scan.ts";
 
@@ -65,14 +65,8 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   // The search root itself must be a directory (validated before any walking).
   walk: while (stack.length > 0) {
     const dir = stack.pop() as { parts: string[]; rel: string; sub: string };
-    let dirFd: number;
-    try {
-      dirFd = ws.native.openBeneath(root, dir.parts, "dirList");
-    } catch (err) {
-      const code = errnoCode(err);
-      if (first || code === "EMFILE" || code === "ENFILE") throw openFailure(err, t.alias, first ? t.rel : dir.rel, "read");
-      continue;
-    }
+    const dirFd = openWalkDir(ws, t, root, dir, first);
+    if (dirFd === null) continue;
     first = false;
     if (insideVcs) {
       ws.native.closeFast(dirFd);
@@ -80,27 +74,12 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
     }
     const subdirs: { parts: string[]; rel: string; sub: string }[] = [];
     try {
-      let entries;
-      try {
-        entries = ws.native.readDirFast(dirFd);
-      } catch (err) {
-        const code = errnoCode(err);
-        if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
-        continue;
-      }
-      sortByName(entries);
+      const entries = readWalkDir(ws, t, dirFd);
+      if (entries === null) continue;
       for (const e of entries) {
         if (VCS_DIRS.has(e.name)) continue;
         if (!policy.entryVisible(dir.rel, e.name)) continue;
-        let kind = e.kind;
-        if (kind === "unknown") {
-          try {
-            const st = ws.native.lstatChild(dirFd, e.name);
-            kind = st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
-          } catch {
-            continue;
-          }
-        }
+        const kind = entryKind(ws, dirFd, e);
         const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
         const sub = dir.sub === "" ? e.name : `${dir.sub}/${e.name}`;
         if (kind === "directory") {

@@ -1,0 +1,46 @@
+// The steps find_files and search_text share while walking a tree depth-first from a validated
+// directory. Each directory is re-opened from the workdir root by its relative parts (kernel-
+// checked, no symlink followed). The error rules are the walk's contract: the walk root's own
+// failure is the caller's error, descriptor exhaustion anywhere is RESOURCE_EXHAUSTED, and a
+// sub-directory that vanished or changed type mid-walk is skipped.
+import { errnoCode } from "../errors.ts";
+import type { Target, Workspace } from "./context.ts";
+import { fail, openFailure } from "./fail.ts";
+import type { DirEntryInfo } from "./native.ts";
+import { sortByName } from "./order.ts";
+
+function exhausted(err: unknown): boolean {
+  const code = errnoCode(err);
+  return code === "EMFILE" || code === "ENFILE";
+}
+
+/** Open one directory of the walk; null when a sub-directory is to be skipped. */
+export function openWalkDir(ws: Workspace, t: Target, root: number, dir: { parts: string[]; rel: string }, isRoot: boolean): number | null {
+  try {
+    return ws.native.openBeneath(root, dir.parts, "dirList");
+  } catch (err) {
+    if (isRoot || exhausted(err)) throw openFailure(err, t.alias, isRoot ? t.rel : dir.rel, "read");
+    return null;
+  }
+}
+
+/** The directory's entries in name order; null when it can no longer be read (skipped). */
+export function readWalkDir(ws: Workspace, t: Target, dirFd: number): DirEntryInfo[] | null {
+  try {
+    return sortByName(ws.native.readDirFast(dirFd));
+  } catch (err) {
+    if (exhausted(err)) throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
+    return null;
+  }
+}
+
+/** An entry's kind, asking the filesystem only when readdir could not tell; null if it vanished. */
+export function entryKind(ws: Workspace, dirFd: number, e: DirEntryInfo): "file" | "directory" | "other" | null {
+  if (e.kind !== "unknown") return e.kind === "file" || e.kind === "directory" ? e.kind : "other";
+  try {
+    const st = ws.native.lstatChild(dirFd, e.name);
+    return st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
+  } catch {
+    return null;
+  }
+}
