@@ -1,17 +1,10 @@
 // Where the Bridge keeps things, derived from the one registry by config/paths.ts, plus the
 // guard location that both the Bridge and `serve` compute independently from the lease path.
 import path from "node:path";
-import { deploymentPaths, leasePath } from "../config/paths.ts";
+import { deploymentPaths, leasePath, type DeploymentPaths } from "../config/paths.ts";
 import type { Registry } from "../config/types.ts";
 
-export interface BridgePaths {
-  stateDir: string;
-  socketPath: string;
-  dbPath: string;
-  locksDir: string;
-  spoolDir: string;
-  tmpDir: string;
-  runDir: string;
+export interface BridgePaths extends DeploymentPaths {
   guardDir: string;
   instanceLock: string;
 }
@@ -19,13 +12,7 @@ export interface BridgePaths {
 export function bridgePaths(registry: Registry): BridgePaths {
   const p = deploymentPaths(registry);
   return {
-    stateDir: p.stateDir,
-    socketPath: p.socketPath,
-    dbPath: p.dbPath,
-    locksDir: p.locksDir,
-    spoolDir: p.spoolDir,
-    tmpDir: p.tmpDir,
-    runDir: p.runDir,
+    ...p,
     guardDir: path.join(p.locksDir, "active"),
     instanceLock: path.join(p.stateDir, "bridge.lock"),
   };
