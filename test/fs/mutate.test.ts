@@ -242,11 +242,28 @@ describe("delete_file", () => {
     expect(physical(root)).toEqual(["d"]);
   });
 
-  test.skipIf(process.getuid?.() === 0)("a file this process cannot read is refused", async () => {
-    const { svc, root } = single();
+  test("a file this process cannot read is refused, although its directory is writable", async () => {
+    const { root, base } = single();
     write(root, "locked.txt", "x", 0o000);
-    const rev = (await svc.statFile({ workdir: "w", path: "locked.txt" })).revision;
-    await expectCode(svc.deleteFile({ workdir: "w", path: "locked.txt", expected_revision: rev }), "ACCESS_DENIED");
+    const asRoot = process.getuid?.() === 0;
+    if (!asRoot) {
+      const svc = createFileService(registry([workdir("w", root)]));
+      const rev = (await svc.statFile({ workdir: "w", path: "locked.txt" })).revision;
+      await expectCode(svc.deleteFile({ workdir: "w", path: "locked.txt", expected_revision: rev }), "ACCESS_DENIED");
+    } else {
+      // root reads everything: run the call as an unprivileged user that owns the directory.
+      expect(Bun.which("setpriv")).not.toBeNull();
+      fs.chmodSync(base, 0o755);
+      fs.chownSync(root, 65534, 65534);
+      fs.chownSync(path.join(root, "locked.txt"), 65534, 65534);
+      const child = Bun.spawnSync(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, path.join(import.meta.dir, "fixtures/delete-as-user.ts"), root, "locked.txt"],
+        { env: { ...process.env, HOME: "/tmp" } },
+      );
+      const out = JSON.parse(child.stdout.toString().trim().split("\n").pop() as string);
+      expect(out).toMatchObject({ ok: false, code: "ACCESS_DENIED" });
+      expect(out.message).not.toContain(root);
+    }
     expect(fs.existsSync(path.join(root, "locked.txt"))).toBe(true);
   });
 });
