@@ -4,7 +4,8 @@
 import * as fs from "node:fs";
 import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
-import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, RuntimeServices, TaskContext, TaskFacts } from "../types.ts";
+import { TurnAdapter } from "../native/turn-adapter.ts";
+import type { RuntimeInfo, RuntimeServices, TaskContext } from "../types.ts";
 import { runtimeInfo, type CapabilitySnapshot } from "./capabilities.ts";
 import { parseSnapshot } from "./snapshot.ts";
 import { AcpTurn, type Diagnostics } from "./turn.ts";
@@ -32,12 +33,15 @@ export function executableAvailable(command: string): boolean {
   }
 }
 
-export class AcpAdapter implements RuntimeAdapter {
-  private readonly active = new Map<string, AcpTurn>();
+export class AcpAdapter extends TurnAdapter<AcpTurn> {
+  protected override readonly sessionNoun = "ACP session";
+  protected override readonly reattachDetail = "an ACP child cannot be reattached after a restart";
 
-  constructor(private readonly opts: AcpAdapterOptions) {}
+  constructor(private readonly opts: AcpAdapterOptions) {
+    super();
+  }
 
-  get name(): string {
+  override get name(): string {
     return this.opts.profile.runtime;
   }
 
@@ -47,7 +51,7 @@ export class AcpAdapter implements RuntimeAdapter {
     return stored === null ? null : parseSnapshot(stored.snapshot);
   }
 
-  async probe(): Promise<RuntimeInfo> {
+  override async probe(): Promise<RuntimeInfo> {
     return { ...runtimeInfo(this.name, executableAvailable(this.opts.profile.command), this.snapshot()) };
   }
 
@@ -76,50 +80,11 @@ export class AcpAdapter implements RuntimeAdapter {
     };
   }
 
-  run(ctx: TaskContext): Promise<AdapterResult> {
-    return this.start(ctx);
-  }
-
-  continue(ctx: TaskContext): Promise<AdapterResult> {
-    if (ctx.continueNativeSessionId === null) {
-      return Promise.reject(new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", "the source task has no ACP session to continue"));
-    }
-    return this.start(ctx);
-  }
-
-  private async start(ctx: TaskContext): Promise<AdapterResult> {
-    if (ctx.profile !== "workspace-write") {
-      // seed §5.4: ServerFS cannot enforce a read-only ACP agent, so only workspace-write runs.
-      throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${this.name} runs only with the workspace-write profile`);
-    }
-    const turn = new AcpTurn(ctx, this.opts);
-    // Registered before the first await so a racing cancel finds it.
-    this.active.set(ctx.taskId, turn);
-    try {
-      return await turn.run();
-    } finally {
-      if (this.active.get(ctx.taskId) === turn) this.active.delete(ctx.taskId);
-    }
-  }
-
-  async cancel(taskId: string): Promise<void> {
-    this.active.get(taskId)?.cancel();
+  protected override newTurn(ctx: TaskContext): AcpTurn {
+    return new AcpTurn(ctx, this.opts);
   }
 
   async sendMessage(): Promise<void> {
     throw new ServerfsError("AGENT_PROVIDER_ERROR", `runtime ${this.name} does not take messages while a task runs (live_steer=false)`);
-  }
-
-  /** A persisted session id proves only that the session may be resumed, never that the old child is gone. */
-  async reconcile(task: TaskFacts): Promise<ReconcileResult> {
-    return {
-      status: task.nativeSessionId !== null ? "SESSION_RESUMABLE" : "UNKNOWN",
-      providerActive: null,
-      detail: "an ACP child cannot be reattached after a restart",
-    };
-  }
-
-  async close(): Promise<void> {
-    for (const turn of this.active.values()) turn.cancel();
   }
 }

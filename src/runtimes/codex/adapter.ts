@@ -3,20 +3,11 @@
 // proved stopped). Capabilities are exactly those the offline end-to-end suite proves
 // (test/runtimes/codex): approvals, questions, live steering, session resume, model override
 // and catalog discovery.
-import { providerEnvironment } from "../../bridge/provider-env.ts";
-import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
-import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, TaskContext, TaskFacts } from "../types.ts";
-import { executableVersion, resolveExecutable } from "./binary.ts";
+import { NativeTurnAdapter } from "../native/turn-adapter.ts";
+import type { TaskContext } from "../types.ts";
 import { discoverModels } from "./models.ts";
-import { CodexTurn, type Diagnostics } from "./turn.ts";
-
-export interface CodexAdapterOptions {
-  config: NativeRuntimeConfig;
-  agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds" | "provider_env_file">;
-  tmpRoot: string;
-  diagnostics: Diagnostics;
-}
+import { CodexTurn } from "./turn.ts";
 
 export const CODEX_CAPABILITIES = {
   persistent_session: true,
@@ -33,24 +24,16 @@ export function parseCodexVersion(line: string): string | null {
   return m ? m[1]! : null;
 }
 
-export class CodexAdapter implements RuntimeAdapter {
-  readonly name = "codex";
-  private readonly active = new Map<string, CodexTurn>();
+export class CodexAdapter extends NativeTurnAdapter<CodexTurn> {
+  override readonly name = "codex";
+  protected override readonly sessionNoun = "codex thread";
+  protected override readonly turnNoun = "codex turn";
+  protected override readonly executableName = "codex";
+  protected override readonly reattachDetail = "a Bridge-owned codex app-server cannot be reattached after a restart";
+  protected override readonly capabilities = CODEX_CAPABILITIES;
 
-  constructor(private readonly opts: CodexAdapterOptions) {}
-
-  private exe(): string | null {
-    return resolveExecutable(this.opts.config.bin);
-  }
-
-  private env(): Record<string, string> {
-    return providerEnvironment(this.opts.agent.provider_env_file).env;
-  }
-
-  async probe(): Promise<RuntimeInfo> {
-    const exe = this.exe();
-    const version = exe === null ? null : await executableVersion(exe, this.env(), parseCodexVersion);
-    return { name: this.name, available: exe !== null && version !== null, version, ...CODEX_CAPABILITIES };
+  protected override parseVersion(line: string): string | null {
+    return parseCodexVersion(line);
   }
 
   async listModels(): Promise<Record<string, unknown>> {
@@ -62,53 +45,12 @@ export class CodexAdapter implements RuntimeAdapter {
     return { ...base, status: "ok", scope: "runtime_catalog", models };
   }
 
-  run(ctx: TaskContext): Promise<AdapterResult> {
-    return this.start(ctx);
+  protected override createTurn(ctx: TaskContext, exe: string): CodexTurn {
+    return new CodexTurn(ctx, { ...this.opts, exe });
   }
 
-  continue(ctx: TaskContext): Promise<AdapterResult> {
-    if (ctx.continueNativeSessionId === null) {
-      return Promise.reject(new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", "the source task has no codex thread to continue"));
-    }
-    return this.start(ctx);
-  }
-
-  private async start(ctx: TaskContext): Promise<AdapterResult> {
-    if (ctx.profile !== "workspace-write") {
-      throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", "runtime codex runs only with the workspace-write profile");
-    }
-    const exe = this.exe();
-    if (exe === null) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "the codex executable was not found");
-    const turn = new CodexTurn(ctx, { exe, config: this.opts.config, agent: this.opts.agent, tmpRoot: this.opts.tmpRoot, diagnostics: this.opts.diagnostics });
-    // Registered before the first await so a racing cancel or steer finds it.
-    this.active.set(ctx.taskId, turn);
-    try {
-      return await turn.run();
-    } finally {
-      if (this.active.get(ctx.taskId) === turn) this.active.delete(ctx.taskId);
-    }
-  }
-
-  async sendMessage(taskId: string, message: string): Promise<void> {
-    const turn = this.active.get(taskId);
-    if (!turn) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", "the task has no running codex turn");
-    await turn.steer(message);
-  }
-
-  async cancel(taskId: string): Promise<void> {
-    this.active.get(taskId)?.cancel();
-  }
-
-  /** A thread id proves the session can be resumed, never that the old app-server is gone. */
-  async reconcile(task: TaskFacts): Promise<ReconcileResult> {
-    return {
-      status: task.nativeSessionId !== null ? "SESSION_RESUMABLE" : "UNKNOWN",
-      providerActive: null,
-      detail: "a Bridge-owned codex app-server cannot be reattached after a restart",
-    };
-  }
-
-  async close(): Promise<void> {
-    for (const turn of this.active.values()) turn.cancel();
+  /** Live steering (live_steer=true): the message goes to the running turn. */
+  override async sendMessage(taskId: string, message: string): Promise<void> {
+    await this.activeTurn(taskId).steer(message);
   }
 }

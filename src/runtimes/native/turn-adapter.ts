@@ -1,0 +1,138 @@
+// The adapter skeleton of every runtime that runs one provider turn per task in a child the Bridge
+// starts (ACP and the native Codex, Claude and Qoder runtimes). Only the turn talks to the
+// provider; the adapter keeps the task's turn findable for cancel (and Codex's steer), and since
+// such a child never outlives a Bridge restart, a recorded session id is the most reconcile can
+// offer.
+import { providerEnvironment } from "../../bridge/provider-env.ts";
+import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
+import { ServerfsError } from "../../errors.ts";
+import { executableVersion, resolveExecutable } from "../codex/binary.ts";
+import type { Diagnostics } from "../codex/turn.ts";
+import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, TaskContext, TaskFacts } from "../types.ts";
+
+/** One task's turn on its provider child. */
+export interface TaskTurn {
+  run(): Promise<AdapterResult>;
+  /** Idempotent; the turn itself proves its child stopped. */
+  cancel(): void;
+}
+
+export abstract class TurnAdapter<T extends TaskTurn> implements RuntimeAdapter {
+  protected readonly active = new Map<string, T>();
+
+  abstract readonly name: string;
+  abstract probe(): Promise<RuntimeInfo>;
+  /** What a continuation resumes, as in "the source task has no <sessionNoun> to continue". */
+  protected abstract readonly sessionNoun: string;
+  /** The reconcile detail: which child it is that cannot be reattached. */
+  protected abstract readonly reattachDetail: string;
+  /** Build the task's turn without starting anything; throwing refuses the task. */
+  protected abstract newTurn(ctx: TaskContext): T;
+
+  run(ctx: TaskContext): Promise<AdapterResult> {
+    return this.start(ctx);
+  }
+
+  continue(ctx: TaskContext): Promise<AdapterResult> {
+    if (ctx.continueNativeSessionId === null) {
+      return Promise.reject(new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", `the source task has no ${this.sessionNoun} to continue`));
+    }
+    return this.start(ctx);
+  }
+
+  private async start(ctx: TaskContext): Promise<AdapterResult> {
+    if (ctx.profile !== "workspace-write") {
+      // seed §5.4: ServerFS cannot enforce a read-only ACP agent, and holds the native runtimes to
+      // the same rule, so only workspace-write runs.
+      throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${this.name} runs only with the workspace-write profile`);
+    }
+    const turn = this.newTurn(ctx);
+    // Registered before the first await so a racing cancel or steer finds it.
+    this.active.set(ctx.taskId, turn);
+    try {
+      return await turn.run();
+    } finally {
+      if (this.active.get(ctx.taskId) === turn) this.active.delete(ctx.taskId);
+    }
+  }
+
+  async cancel(taskId: string): Promise<void> {
+    this.active.get(taskId)?.cancel();
+  }
+
+  /** A persisted session id proves only that the session may be resumed, never that the old child is gone. */
+  async reconcile(task: TaskFacts): Promise<ReconcileResult> {
+    return {
+      status: task.nativeSessionId !== null ? "SESSION_RESUMABLE" : "UNKNOWN",
+      providerActive: null,
+      detail: this.reattachDetail,
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const turn of this.active.values()) turn.cancel();
+  }
+}
+
+export interface NativeAdapterOptions {
+  config: NativeRuntimeConfig;
+  agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds" | "provider_env_file">;
+  tmpRoot: string;
+  diagnostics: Diagnostics;
+}
+
+export type CapabilityTable = Pick<
+  RuntimeInfo,
+  "persistent_session" | "live_steer" | "interactive_approval" | "interactive_question" | "in_flight_recovery" | "model_override" | "model_discovery" | "capability_state"
+>;
+
+/**
+ * A native runtime: an operator-installed executable, looked up again for every probe and task so
+ * an install or removal shows without a Bridge restart, and a capability table fixed by what its
+ * end-to-end suite proves.
+ */
+export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<T> {
+  /** As in "the <executableName> executable was not found". */
+  protected abstract readonly executableName: string;
+  /** As in "the task has no running <turnNoun>". */
+  protected abstract readonly turnNoun: string;
+  protected abstract readonly capabilities: CapabilityTable;
+  protected abstract parseVersion(firstLine: string): string | null;
+  protected abstract createTurn(ctx: TaskContext, exe: string): T;
+
+  constructor(protected readonly opts: NativeAdapterOptions) {
+    super();
+  }
+
+  protected exe(): string | null {
+    return resolveExecutable(this.opts.config.bin);
+  }
+
+  protected env(): Record<string, string> {
+    return providerEnvironment(this.opts.agent.provider_env_file).env;
+  }
+
+  override async probe(): Promise<RuntimeInfo> {
+    const exe = this.exe();
+    const version = exe === null ? null : await executableVersion(exe, this.env(), (line) => this.parseVersion(line));
+    return { name: this.name, available: exe !== null && version !== null, version, ...this.capabilities };
+  }
+
+  protected override newTurn(ctx: TaskContext): T {
+    const exe = this.exe();
+    if (exe === null) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", `the ${this.executableName} executable was not found`);
+    return this.createTurn(ctx, exe);
+  }
+
+  protected activeTurn(taskId: string): T {
+    const turn = this.active.get(taskId);
+    if (!turn) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", `the task has no running ${this.turnNoun}`);
+    return turn;
+  }
+
+  /** For runtimes with live_steer=false; Codex steers instead. */
+  async sendMessage(taskId: string, _message: string): Promise<void> {
+    this.activeTurn(taskId);
+    throw new ServerfsError("AGENT_PROVIDER_ERROR", `runtime ${this.name} does not take messages while a task runs (live_steer=false); submit a continuation`);
+  }
+}
