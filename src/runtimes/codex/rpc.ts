@@ -1,10 +1,9 @@
 // The Codex app-server wire: newline-delimited JSON-RPC over the child's stdin/stdout WITHOUT the
 // "jsonrpc" field (native-findings §1). Client requests carry our ids; server requests carry the
-// server's own ids (its counter starts at 0), so the two id spaces never mix. Anything on stdout
-// that is not one JSON object per line ends the connection as a protocol failure: a provider
-// that corrupts its control channel cannot be trusted to report approvals faithfully.
+// server's own ids (its counter starts at 0), so the two id spaces never mix.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError } from "../../errors.ts";
+import { JsonLineConnection } from "../native/json-lines.ts";
 
 /** One message line may carry a whole rollout (thread/resume); beyond this it is not Codex. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -22,41 +21,14 @@ export class CodexRpcError extends Error {
   }
 }
 
-interface Pending {
-  resolve(v: unknown): void;
-  reject(e: unknown): void;
-}
-
-export class CodexRpc {
+export class CodexRpc extends JsonLineConnection {
   private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
-  private dead: ServerfsError | null = null;
-  private failWith!: (e: ServerfsError) => void;
-  /** Rejects once, when the connection is lost or corrupted. Never resolves. */
-  readonly failure: Promise<never>;
 
   constructor(
-    private readonly proc: ContainedProcess,
+    proc: ContainedProcess,
     private readonly handlers: { onNotification: NotificationHandler; onServerRequest: ServerRequestHandler; onActivity?: () => void },
   ) {
-    this.failure = new Promise<never>((_, reject) => {
-      this.failWith = reject;
-    });
-    this.failure.catch(() => {});
-    void this.readLoop();
-  }
-
-  get closed(): boolean {
-    return this.dead !== null;
-  }
-
-  /** End the connection with `err` (idempotent); every outstanding request rejects with it. */
-  fail(err: ServerfsError): void {
-    if (this.dead !== null) return;
-    this.dead = err;
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-    this.failWith(err);
+    super(proc, "codex", MAX_LINE_BYTES);
   }
 
   request<T = Record<string, unknown>>(method: string, params: unknown, timeoutMs?: number): Promise<T> {
@@ -92,57 +64,11 @@ export class CodexRpc {
     this.write(params === undefined ? { method } : { method, params });
   }
 
-  private write(message: unknown): void {
-    if (this.dead !== null) return;
-    try {
-      this.proc.stdin.write(`${JSON.stringify(message)}\n`);
-      const r = this.proc.stdin.flush();
-      if (r instanceof Promise) r.catch(() => this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "codex closed its input")));
-    } catch {
-      this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "codex closed its input"));
-    }
-  }
-
   private respond(id: number | string, body: { result: unknown } | { error: { code: number; message: string } }): void {
     this.write({ id, ...body });
   }
 
-  private async readLoop(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buf = "";
-    try {
-      for await (const chunk of this.proc.stdout) {
-        buf += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line.length > 0) this.dispatch(line);
-          if (this.dead !== null) return;
-        }
-        if (buf.length > MAX_LINE_BYTES) {
-          this.fail(new ServerfsError("AGENT_PROVIDER_ERROR", "codex sent a message larger than 64 MiB"));
-          return;
-        }
-      }
-    } catch {
-      // stream error: same as end of output
-    }
-    this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "codex exited or closed its output"));
-  }
-
-  private dispatch(line: string): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      this.fail(new ServerfsError("AGENT_PROVIDER_ERROR", "codex wrote something that is not JSON on its protocol channel"));
-      return;
-    }
-    if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
-      this.fail(new ServerfsError("AGENT_PROVIDER_ERROR", "codex wrote a non-object message"));
-      return;
-    }
+  protected override dispatch(msg: Record<string, unknown>): void {
     this.handlers.onActivity?.();
     const m = msg as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
     const params = m.params !== null && typeof m.params === "object" && !Array.isArray(m.params) ? (m.params as Record<string, unknown>) : {};

@@ -3,9 +3,10 @@
 // way, Claude-Code-shaped (native-findings §3). The CLI sends `system`/`assistant`/`result`
 // messages plus `control_request {subtype:"can_use_tool"}` (answered with `control_response`)
 // and `control_cancel_request`; we send `user` messages and our own control requests
-// (`interrupt`, `set_proxy`). Anything on stdout that is not a JSON object ends the connection.
+// (`interrupt`, `set_proxy`).
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError } from "../../errors.ts";
+import { JsonLineConnection } from "../native/json-lines.ts";
 
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
@@ -16,32 +17,14 @@ export interface StreamHandlers {
   onControlCancel(requestId: string): void;
 }
 
-export class QoderStream {
-  private readonly pending = new Map<string, { resolve(v: Record<string, unknown>): void; reject(e: unknown): void }>();
+export class QoderStream extends JsonLineConnection {
   private nextId = 1;
-  private dead: ServerfsError | null = null;
-  private failWith!: (e: ServerfsError) => void;
-  readonly failure: Promise<never>;
 
   constructor(
-    private readonly proc: ContainedProcess,
+    proc: ContainedProcess,
     private readonly handlers: StreamHandlers,
   ) {
-    this.failure = new Promise<never>((_, reject) => (this.failWith = reject));
-    this.failure.catch(() => {});
-    void this.readLoop();
-  }
-
-  get closed(): boolean {
-    return this.dead !== null;
-  }
-
-  fail(err: ServerfsError): void {
-    if (this.dead !== null) return;
-    this.dead = err;
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-    this.failWith(err);
+    super(proc, "qodercli", MAX_LINE_BYTES);
   }
 
   sendUser(text: string): void {
@@ -60,7 +43,7 @@ export class QoderStream {
       this.pending.set(requestId, {
         resolve: (v) => {
           clearTimeout(timer);
-          resolve(v);
+          resolve(v as Record<string, unknown>);
         },
         reject: (e) => {
           clearTimeout(timer);
@@ -71,63 +54,7 @@ export class QoderStream {
     });
   }
 
-  endInput(): void {
-    try {
-      const r = this.proc.stdin.end();
-      if (r instanceof Promise) r.catch(() => {});
-    } catch {
-      // closed
-    }
-  }
-
-  private write(message: unknown): void {
-    if (this.dead !== null) return;
-    try {
-      this.proc.stdin.write(`${JSON.stringify(message)}\n`);
-      const r = this.proc.stdin.flush();
-      if (r instanceof Promise) r.catch(() => this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "qodercli closed its input")));
-    } catch {
-      this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "qodercli closed its input"));
-    }
-  }
-
-  private async readLoop(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buf = "";
-    try {
-      for await (const chunk of this.proc.stdout) {
-        buf += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line.length > 0) this.dispatch(line);
-          if (this.dead !== null) return;
-        }
-        if (buf.length > MAX_LINE_BYTES) {
-          this.fail(new ServerfsError("AGENT_PROVIDER_ERROR", "qodercli sent a message larger than 32 MiB"));
-          return;
-        }
-      }
-    } catch {
-      // same as the end of output
-    }
-    this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "qodercli exited or closed its output"));
-  }
-
-  private dispatch(line: string): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      this.fail(new ServerfsError("AGENT_PROVIDER_ERROR", "qodercli wrote something that is not JSON on its protocol channel"));
-      return;
-    }
-    if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
-      this.fail(new ServerfsError("AGENT_PROVIDER_ERROR", "qodercli wrote a non-object message"));
-      return;
-    }
-    const m = msg as Record<string, unknown>;
+  protected override dispatch(m: Record<string, unknown>): void {
     if (m.type === "control_request" && typeof m.request_id === "string" && m.request && typeof m.request === "object") {
       const requestId = m.request_id;
       this.handlers.onControlRequest(requestId, m.request as Record<string, unknown>).then(
