@@ -5,10 +5,11 @@ import * as fs from "node:fs";
 import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { TurnAdapter } from "../native/turn-adapter.ts";
+import type { Diagnostics } from "../native/turn-support.ts";
 import type { RuntimeInfo, RuntimeServices, TaskContext } from "../types.ts";
 import { runtimeInfo, type CapabilitySnapshot } from "./capabilities.ts";
 import { parseSnapshot } from "./snapshot.ts";
-import { AcpTurn, type Diagnostics } from "./turn.ts";
+import { AcpTurn } from "./turn.ts";
 
 export interface AcpAdapterOptions {
   profile: AcpProfile;

@@ -9,10 +9,10 @@ import * as acp from "@agentclientprotocol/sdk";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
-import { Redactor } from "../../bridge/redact.ts";
 import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
+import { IdleWatchdog, TaskDiagnostics, cancelledError, type Diagnostics } from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { findModelOption, snapshotFrom } from "./capabilities.ts";
 import { childEnvExtras } from "./child-env.ts";
@@ -37,11 +37,6 @@ const MAX_CANCEL_GRACE_MS = 15_000;
 const STDERR_TAIL_BYTES = 64 * 1024;
 const MAX_SESSION_ID_CHARS = 512;
 
-export interface Diagnostics {
-  /** Private operator diagnostics; `detail` is already bounded and redacted. */
-  record(kind: string, fields: Record<string, string | number | boolean | null>): void;
-}
-
 export interface TurnOptions {
   profile: AcpProfile;
   agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds">;
@@ -50,10 +45,6 @@ export interface TurnOptions {
   diagnostics: Diagnostics;
   /** Literal values (provider env file credentials) never to appear in diagnostics. */
   secrets?: readonly string[];
-}
-
-export function cancelledError(): ServerfsError {
-  return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
 }
 
 type Phase = "launch" | "handshake" | "session" | "turn" | "teardown";
@@ -69,18 +60,22 @@ export class AcpTurn {
   private replaying = false;
   private lastReplayAt = 0;
   private pendingPermissions = 0;
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly idle: IdleWatchdog;
   private cancelRequested = false;
   private foreignUpdateSeen = false;
   /** Settles when the outstanding session/prompt got its answer (or the connection died). */
   private promptSettled: Promise<void> | null = null;
-  private readonly redactor: Redactor;
+  private readonly diagnostics: TaskDiagnostics;
 
   constructor(
     private readonly ctx: TaskContext,
     private readonly opts: TurnOptions,
   ) {
-    this.redactor = new Redactor(ctx.workdirRoot, opts.secrets ?? []);
+    this.diagnostics = new TaskDiagnostics(opts.diagnostics, opts.profile.runtime, ctx, opts.secrets ?? []);
+    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
+      this.diagnostics.record("idle_timeout", `no agent traffic for ${seconds} s`);
+      this.peer?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `the agent sent nothing for ${seconds} s`));
+    });
   }
 
   /** Cancel from outside (adapter.cancel or ctx.signal): idempotent. */
@@ -109,7 +104,7 @@ export class AcpTurn {
       throw toServerfsError(err, "AGENT_PROVIDER_ERROR", "the ACP agent failed");
     } finally {
       this.ctx.signal.removeEventListener("abort", onAbort);
-      this.clearIdle();
+      this.idle.clear();
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }
   }
@@ -124,7 +119,7 @@ export class AcpTurn {
     try {
       this.proc = await this.ctx.spawn({ argv: [profile.command, ...profile.args], env, stderrLimitBytes: STDERR_TAIL_BYTES });
     } catch (err) {
-      this.diag("launch_failed", privateErrorText(err));
+      this.diagnostics.record("launch_failed", privateErrorText(err));
       throw new ServerfsError("AGENT_ACP_LAUNCH_FAILED", `the agent for runtime ${profile.runtime} could not be started`);
     }
     if (this.cancelRequested) return this.finishCancelled();
@@ -135,11 +130,11 @@ export class AcpTurn {
         onSessionUpdate: (n) => this.onUpdate(n),
         onPermissionRequest: (params) => this.onPermission(params),
         onRefusedRequest: (method) => {
-          this.diag("request_refused", method);
+          this.diagnostics.record("request_refused", method);
           this.emit([{ type: "acp.request_refused", payload: { method } }]);
         },
         onActivity: () => this.touchIdle(),
-        onDiagnostic: (kind, detail) => this.diag(kind, detail),
+        onDiagnostic: (kind, detail) => this.diagnostics.record(kind, detail),
       },
       () => this.exitError(),
     );
@@ -150,7 +145,7 @@ export class AcpTurn {
     } catch (err) {
       const failure = this.cancelRequested ? cancelledError() : toServerfsError(err, "AGENT_PROVIDER_ERROR", "the ACP agent failed");
       if (!this.cancelRequested) this.stopping.abort(failure);
-      if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diag("unexpected_error", privateErrorText(err));
+      if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diagnostics.record("unexpected_error", privateErrorText(err));
       await this.teardown(true);
       throw failure;
     }
@@ -169,7 +164,7 @@ export class AcpTurn {
           onTimeout: () =>
             new ServerfsError("AGENT_ACP_LAUNCH_FAILED", `the agent did not answer initialize within ${profile.probe_timeout_seconds} s`),
           mapError: (err) => {
-            this.diag("initialize_refused", privateErrorText(err));
+            this.diagnostics.record("initialize_refused", privateErrorText(err));
             return new ServerfsError("AGENT_ACP_PROTOCOL_UNSUPPORTED", "the agent refused ACP protocol version 1");
           },
         },
@@ -201,7 +196,7 @@ export class AcpTurn {
       () => undefined,
     );
     const response = await this.abortable(prompt);
-    this.clearIdle();
+    this.idle.clear();
     const done = this.mapper.finish();
     this.emit(done.events);
     const stop = response !== null && typeof response === "object" ? (response as { stopReason?: unknown }).stopReason : undefined;
@@ -262,7 +257,7 @@ export class AcpTurn {
   }
 
   private sessionRefused(method: string, err: unknown): ServerfsError {
-    this.diag("session_refused", `${method}: ${privateErrorText(err)}`);
+    this.diagnostics.record("session_refused", `${method}: ${privateErrorText(err)}`);
     if (isAuthRefusal(err)) return authRequired();
     if (method !== "session/new") {
       return new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", `the agent could not restore the session (${method} failed)`);
@@ -285,7 +280,7 @@ export class AcpTurn {
         { sessionId: this.sessionId!, configId: option.id, value: model },
         {
           mapError: (err) => {
-            this.diag("model_refused", privateErrorText(err));
+            this.diagnostics.record("model_refused", privateErrorText(err));
             return new ServerfsError("AGENT_MODEL_UNSUPPORTED", "the agent refused the requested model");
           },
         },
@@ -299,7 +294,7 @@ export class AcpTurn {
 
   private onUpdate(n: RawSessionUpdate): void {
     if (this.sessionId === null || n.sessionId !== this.sessionId) {
-      if (!this.foreignUpdateSeen) this.diag("foreign_session_update", "updates for another session were ignored");
+      if (!this.foreignUpdateSeen) this.diagnostics.record("foreign_session_update", "updates for another session were ignored");
       this.foreignUpdateSeen = true;
       return;
     }
@@ -322,7 +317,7 @@ export class AcpTurn {
       return CANCELLED_OUTCOME;
     }
     this.pendingPermissions++;
-    this.clearIdle();
+    this.idle.clear();
     try {
       const { category, title, available_decisions, response_options, file_changes, tool_input } = payload;
       const resolution = await this.abortable(
@@ -358,18 +353,8 @@ export class AcpTurn {
   }
 
   private touchIdle(): void {
-    const seconds = this.opts.agent.event_idle_timeout_seconds;
-    if (seconds === null || this.phase !== "turn" || this.pendingPermissions > 0 || this.stopping.signal.aborted) return;
-    this.clearIdle();
-    this.idleTimer = setTimeout(() => {
-      this.diag("idle_timeout", `no agent traffic for ${seconds} s`);
-      this.peer?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `the agent sent nothing for ${seconds} s`));
-    }, seconds * 1000);
-  }
-
-  private clearIdle(): void {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    if (this.phase !== "turn" || this.pendingPermissions > 0 || this.stopping.signal.aborted) return;
+    this.idle.restart();
   }
 
   /** Race `p` against cancellation and the connection's failure. */
@@ -411,7 +396,7 @@ export class AcpTurn {
    */
   private async teardown(abnormal: boolean): Promise<void> {
     this.phase = "teardown";
-    this.clearIdle();
+    this.idle.clear();
     const proc = this.proc;
     const graceMs = this.opts.profile.shutdown_timeout_seconds * 1000;
     if (proc === null) return;
@@ -426,21 +411,12 @@ export class AcpTurn {
     if (!abnormal) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, graceMs))]);
     const evidence = await proc.stop(Math.min(graceMs, 2000));
     const tail = proc.stderrTail();
-    if (tail.length > 0) this.diag("stderr_tail", new TextDecoder().decode(tail));
+    if (tail.length > 0) this.diagnostics.record("stderr_tail", new TextDecoder().decode(tail));
     if (!evidence.proved) {
-      this.diag("stop_not_proved", `${evidence.survivors.length} member(s) still alive`);
+      this.diagnostics.record("stop_not_proved", `${evidence.survivors.length} member(s) still alive`);
       throw new ServerfsError("STOP_NOT_PROVED", "the agent's processes could not be proved stopped", {
         survivors: evidence.survivors.length,
       });
     }
-  }
-
-  private diag(kind: string, detail: string): void {
-    const redacted = this.redactor.text(detail.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " "));
-    this.opts.diagnostics.record(kind, {
-      runtime: this.opts.profile.runtime,
-      task_id: this.ctx.taskId,
-      detail: redacted.length > 2048 ? `${redacted.slice(-2048)}` : redacted,
-    });
   }
 }

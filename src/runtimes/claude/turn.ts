@@ -8,11 +8,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
-import { Redactor } from "../../bridge/redact.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
-import type { Diagnostics } from "../codex/turn.ts";
+import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, stopWithProof, untilWithdrawn, type Diagnostics } from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { ContainedSpawn } from "./contained-spawn.ts";
 import { DENY_MESSAGE, answeredInput, approvalFor, permissionResult, questionFor, type PermissionResult, type ToolPermissionContext } from "./permissions.ts";
@@ -34,10 +33,6 @@ export interface ClaudeTurnOptions {
 type SdkModule = typeof import("@anthropic-ai/claude-agent-sdk");
 type Query = ReturnType<SdkModule["query"]>;
 
-export function cancelledError(): ServerfsError {
-  return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
-}
-
 export class ClaudeTurn {
   private readonly stopping = new AbortController();
   private readonly sdkAbort = new AbortController();
@@ -49,15 +44,20 @@ export class ClaudeTurn {
   private readonly inputDone = new Promise<void>((r) => (this.endInput = r));
   private interactionChain: Promise<unknown> = Promise.resolve();
   private readonly humanWaits = new Set<AbortController>();
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly idle: IdleWatchdog;
   private idleFailure: ServerfsError | null = null;
-  private readonly redactor: Redactor;
+  private readonly diagnostics: TaskDiagnostics;
 
   constructor(
     private readonly ctx: TaskContext,
     private readonly opts: ClaudeTurnOptions,
   ) {
-    this.redactor = new Redactor(ctx.workdirRoot);
+    this.diagnostics = new TaskDiagnostics(opts.diagnostics, "claude", ctx);
+    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
+      this.idleFailure = new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `claude code sent nothing for ${seconds} s`);
+      this.stopping.abort(this.idleFailure);
+      void this.interruptThenAbort();
+    });
   }
 
   cancel(): void {
@@ -90,7 +90,7 @@ export class ClaudeTurn {
         result = await this.converse(tmpDir);
       } catch (err) {
         const failure = this.cancelRequested ? cancelledError() : (this.idleFailure ?? toServerfsError(err, "AGENT_PROVIDER_ERROR", "claude code failed"));
-        if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diag("sdk_error", err instanceof Error ? err.message : "error");
+        if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diagnostics.record("sdk_error", err instanceof Error ? err.message : "error");
         await this.teardown();
         throw failure;
       }
@@ -98,7 +98,7 @@ export class ClaudeTurn {
       return result;
     } finally {
       this.ctx.signal.removeEventListener("abort", onAbort);
-      this.clearIdle();
+      this.idle.clear();
       this.endInput();
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }
@@ -142,14 +142,14 @@ export class ClaudeTurn {
     this.touchIdle();
     const iterator = this.query[Symbol.asyncIterator]();
     for (;;) {
-      const next = await this.abortable(iterator.next());
+      const next = await abortable(iterator.next(), this.stopping.signal);
       if (next.done) break;
       this.touchIdle();
       const msg = next.value as Record<string, unknown>;
       if (msg.type === "system" && msg.subtype === "init") this.adoptSession(msg.session_id);
       else if (msg.type === "assistant") this.onAssistant(msg);
       else if (msg.type === "result") {
-        this.clearIdle();
+        this.idle.clear();
         final = this.onResult(msg);
         // The turn is over: end the input so the CLI exits, and drain what is left, bounded.
         this.endInput();
@@ -188,7 +188,7 @@ export class ClaudeTurn {
     this.adoptSession(msg.session_id);
     if (msg.subtype !== "success" || msg.is_error === true) {
       if (this.cancelRequested) throw cancelledError();
-      this.diag("result_error", typeof msg.subtype === "string" ? msg.subtype : "error");
+      this.diagnostics.record("result_error", typeof msg.subtype === "string" ? msg.subtype : "error");
       throw new ServerfsError("AGENT_PROVIDER_ERROR", `claude code ended the turn with ${typeof msg.subtype === "string" ? msg.subtype.slice(0, 48) : "an error"}`);
     }
     const denials = Array.isArray(msg.permission_denials) ? msg.permission_denials.length : 0;
@@ -213,7 +213,7 @@ export class ClaudeTurn {
     };
     opts.signal?.addEventListener("abort", onProviderCancel, { once: true });
     this.humanWaits.add(wait);
-    this.clearIdle();
+    this.idle.clear();
     try {
       if (tool === "AskUserQuestion") {
         let question;
@@ -222,10 +222,10 @@ export class ClaudeTurn {
         } catch {
           return { behavior: "deny", message: "ServerFS could not relay these questions." };
         }
-        const answers = await this.human(this.ctx.askQuestion(question), wait.signal);
+        const answers = await untilWithdrawn(this.ctx.askQuestion(question), wait.signal);
         return { behavior: "allow", updatedInput: answeredInput(input, answers) };
       }
-      const resolution = await this.human(this.ctx.requestApproval(approvalFor(tool, input, opts)), wait.signal);
+      const resolution = await untilWithdrawn(this.ctx.requestApproval(approvalFor(tool, input, opts)), wait.signal);
       return permissionResult(input, opts, resolution);
     } catch (err) {
       // Expiry or staleness ends the turn with that error, unless this is a cancel (already terminal).
@@ -241,17 +241,6 @@ export class ClaudeTurn {
     }
   }
 
-  private human<T>(p: Promise<T>, withdrawn: AbortSignal): Promise<T> {
-    return Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        const onAbort = () => reject(new ServerfsError("REQUEST_STALE", "the request was withdrawn"));
-        if (withdrawn.aborted) onAbort();
-        else withdrawn.addEventListener("abort", onAbort, { once: true });
-      }),
-    ]);
-  }
-
   private emit(type: string, payload: Record<string, unknown>): void {
     try {
       this.ctx.emitEvent(type, payload);
@@ -262,30 +251,13 @@ export class ClaudeTurn {
   }
 
   private touchIdle(): void {
-    const seconds = this.opts.agent.event_idle_timeout_seconds;
-    if (seconds === null || this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
-    this.clearIdle();
-    this.idleTimer = setTimeout(() => {
-      this.idleFailure = new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `claude code sent nothing for ${seconds} s`);
-      this.stopping.abort(this.idleFailure);
-      void this.interruptThenAbort();
-    }, seconds * 1000);
-  }
-
-  private clearIdle(): void {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-  }
-
-  private abortable<T>(p: Promise<T>): Promise<T> {
-    const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return Promise.race([p, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+    if (this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
+    this.idle.restart();
   }
 
   /** The CLI's containment set is stopped and the stop proved, whatever the SDK did. */
   private async teardown(): Promise<void> {
-    this.clearIdle();
+    this.idle.clear();
     this.endInput();
     const spawned = this.spawned;
     if (spawned === null) return;
@@ -297,17 +269,7 @@ export class ClaudeTurn {
     }
     if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
     this.sdkAbort.abort();
-    const evidence = await proc.stop(1000);
-    if (!evidence.proved) {
-      const tail = proc.stderrTail();
-      if (tail.length > 0) this.diag("stderr_tail", new TextDecoder().decode(tail));
-      throw new ServerfsError("STOP_NOT_PROVED", "claude code's processes could not be proved stopped", { survivors: evidence.survivors.length });
-    }
-  }
-
-  private diag(kind: string, detail: string): void {
-    const redacted = this.redactor.text(detail.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " "));
-    this.opts.diagnostics.record(kind, { runtime: "claude", task_id: this.ctx.taskId, detail: redacted.slice(-2048) });
+    await stopWithProof(proc, "claude code", (kind, detail) => this.diagnostics.record(kind, detail));
   }
 }
 

@@ -4,7 +4,7 @@ import type { Registry } from "../../config/types.ts";
 import { createLogger } from "../../log.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../types.ts";
 import { CodexAdapter } from "./adapter.ts";
-import type { Diagnostics } from "./turn.ts";
+import type { Diagnostics } from "../native/turn-support.ts";
 
 export { CodexAdapter } from "./adapter.ts";
 

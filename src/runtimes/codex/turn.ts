@@ -9,10 +9,20 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
-import { Redactor } from "../../bridge/redact.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
+import { closeChildInput } from "../acp/transport.ts";
+import {
+  HumanWaits,
+  IdleWatchdog,
+  TaskDiagnostics,
+  abortable,
+  cancelledError,
+  stopWithProof,
+  untilWithdrawn,
+  type Diagnostics,
+} from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import {
   COMMAND_APPROVAL,
@@ -40,20 +50,12 @@ const INTERRUPT_GRACE_MS = 3_000;
 const STDERR_TAIL_BYTES = 64 * 1024;
 const MAX_ID_CHARS = 512;
 
-export interface Diagnostics {
-  record(kind: string, fields: Record<string, string | number | boolean | null>): void;
-}
-
 export interface CodexTurnOptions {
   exe: string;
   config: NativeRuntimeConfig;
   agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds">;
   tmpRoot: string;
   diagnostics: Diagnostics;
-}
-
-export function cancelledError(): ServerfsError {
-  return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
 }
 
 /** Argv and extra environment of a Bridge-owned app-server (shared with model discovery). */
@@ -81,21 +83,22 @@ export class CodexTurn {
   private readonly turnIdWaiters: Array<(id: string | null) => void> = [];
   private turnDone!: (o: TurnOutcome) => void;
   private readonly turnCompleted: Promise<TurnOutcome>;
-  /** Codex request ids still waiting on a human, with the abort that withdraws them. */
-  private readonly humanWaits = new Map<string, AbortController>();
-  /** ServerFS holds one pending interaction per task: provider requests queue behind each other. */
-  private interactionChain: Promise<unknown> = Promise.resolve();
+  /** Codex request ids still waiting on a human. */
+  private readonly humanWaits = new HumanWaits();
   private readonly fileChanges = new Map<string, string[]>();
   private lastAgentText: string | null = null;
   private finalAnswer: string | null = null;
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly redactor: Redactor;
+  private readonly idle: IdleWatchdog;
+  private readonly diagnostics: TaskDiagnostics;
 
   constructor(
     private readonly ctx: TaskContext,
     private readonly opts: CodexTurnOptions,
   ) {
-    this.redactor = new Redactor(ctx.workdirRoot);
+    this.diagnostics = new TaskDiagnostics(opts.diagnostics, "codex", ctx);
+    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
+      this.rpc?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `codex sent nothing for ${seconds} s`));
+    });
     this.turnCompleted = new Promise((r) => (this.turnDone = r));
   }
 
@@ -103,7 +106,7 @@ export class CodexTurn {
   cancel(): void {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
-    for (const w of this.humanWaits.values()) w.abort();
+    this.humanWaits.abortAll();
     this.stopping.abort(cancelledError());
     void this.interrupt();
   }
@@ -133,7 +136,7 @@ export class CodexTurn {
       return await this.drive(tmpDir);
     } finally {
       this.ctx.signal.removeEventListener("abort", onAbort);
-      this.clearIdle();
+      this.idle.clear();
       for (const w of this.turnIdWaiters.splice(0)) w(null);
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }
@@ -210,7 +213,7 @@ export class CodexTurn {
     if (turnId === null) throw new ServerfsError("AGENT_PROVIDER_ERROR", "codex returned no usable turn id");
     this.adoptTurn(turnId);
     const outcome = await this.abortable(this.turnCompleted);
-    this.clearIdle();
+    this.idle.clear();
     if (outcome.status === "completed") {
       const text = this.finalAnswer ?? this.lastAgentText ?? "";
       return { finalResponse: text, nativeSessionId: threadId, nativeTurnId: turnId };
@@ -271,12 +274,7 @@ export class CodexTurn {
       case "serverRequest/resolved": {
         // Codex cleared a request itself: the pending interaction is stale, not a synthetic answer.
         const id = params.requestId;
-        const wait = id === undefined ? undefined : this.humanWaits.get(String(id));
-        if (wait) {
-          this.humanWaits.delete(String(id));
-          this.ctx.abandonInteraction();
-          wait.abort();
-        }
+        if (id !== undefined) this.humanWaits.withdraw(String(id), this.ctx);
         return;
       }
       case "turn/completed": {
@@ -327,12 +325,7 @@ export class CodexTurn {
     if (typeof params.threadId === "string" && params.threadId !== this.threadId) {
       return Promise.reject(new ServerfsError("PERMISSION_OUTSIDE_POLICY", "request for another thread"));
     }
-    const key = String(id);
-    const wait = new AbortController();
-    this.humanWaits.set(key, wait);
-    const run = this.interactionChain.then(() => this.broker(method, params, wait.signal));
-    this.interactionChain = run.catch(() => {});
-    return run.finally(() => this.humanWaits.delete(key));
+    return this.humanWaits.enqueue(String(id), (withdrawn) => this.broker(method, params, withdrawn));
   }
 
   /** Ask the human; on cancel or withdrawal answer Codex "cancel"/empty, never a made-up approval. */
@@ -342,20 +335,20 @@ export class CodexTurn {
       if (refusal === null) throw new ServerfsError("AGENT_TASK_TERMINAL", "the task has ended");
       return refusal;
     }
-    this.clearIdle();
+    this.idle.clear();
     try {
       switch (method) {
         case COMMAND_APPROVAL:
-          return decisionResponse(await this.human(this.ctx.requestApproval(commandApproval(params, this.ctx.relativeCwd)), withdrawn));
+          return decisionResponse(await untilWithdrawn(this.ctx.requestApproval(commandApproval(params, this.ctx.relativeCwd)), withdrawn));
         case FILE_CHANGE_APPROVAL: {
           const paths = typeof params.itemId === "string" ? (this.fileChanges.get(params.itemId) ?? []) : [];
-          return decisionResponse(await this.human(this.ctx.requestApproval(fileChangeApproval(params, paths)), withdrawn));
+          return decisionResponse(await untilWithdrawn(this.ctx.requestApproval(fileChangeApproval(params, paths)), withdrawn));
         }
         case PERMISSIONS_APPROVAL:
-          return permissionsResponse(params, await this.human(this.ctx.requestApproval(permissionsApproval(params)), withdrawn));
+          return permissionsResponse(params, await untilWithdrawn(this.ctx.requestApproval(permissionsApproval(params)), withdrawn));
         case USER_INPUT: {
           const question = userInputQuestion(params);
-          return userInputResponse(params, await this.human(this.ctx.askQuestion(question), withdrawn));
+          return userInputResponse(params, await untilWithdrawn(this.ctx.askQuestion(question), withdrawn));
         }
         default:
           // MCP elicitations, dynamic tool calls, auth refresh, legacy approvals: not brokered.
@@ -377,17 +370,6 @@ export class CodexTurn {
     }
   }
 
-  private human<T>(p: Promise<T>, withdrawn: AbortSignal): Promise<T> {
-    return Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        const onAbort = () => reject(new ServerfsError("REQUEST_STALE", "the request was withdrawn"));
-        if (withdrawn.aborted) onAbort();
-        else withdrawn.addEventListener("abort", onAbort, { once: true });
-      }),
-    ]);
-  }
-
   private emit(type: string, payload: Record<string, unknown>): void {
     try {
       this.ctx.emitEvent(type, payload);
@@ -397,27 +379,12 @@ export class CodexTurn {
   }
 
   private touchIdle(): void {
-    const seconds = this.opts.agent.event_idle_timeout_seconds;
-    if (seconds === null || this.turnId === null || this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
-    this.clearIdle();
-    this.idleTimer = setTimeout(() => {
-      this.rpc?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `codex sent nothing for ${seconds} s`));
-    }, seconds * 1000);
-  }
-
-  private clearIdle(): void {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    if (this.turnId === null || this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
+    this.idle.restart();
   }
 
   private abortable<T>(p: Promise<T>): Promise<T> {
-    const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return Promise.race([
-      p,
-      this.rpc ? this.rpc.failure : new Promise<never>(() => {}),
-      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
-    ]);
+    return abortable(p, this.stopping.signal, this.rpc ? this.rpc.failure : null);
   }
 
   private providerError(step: string, err: unknown): ServerfsError {
@@ -428,30 +395,20 @@ export class CodexTurn {
 
   /** Close the app-server's input (it exits on EOF), give it a moment, then stop the set with proof. */
   private async teardown(): Promise<void> {
-    this.clearIdle();
+    this.idle.clear();
     const proc = this.proc;
     if (proc === null) return;
     if (this.cancelRequested) await this.interrupt();
     this.rpc?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "the task ended"));
-    try {
-      const r = proc.stdin.end();
-      if (r instanceof Promise) r.catch(() => {});
-    } catch {
-      // already closed
-    }
+    closeChildInput(proc);
     if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
-    const evidence = await proc.stop(1000);
-    const tail = proc.stderrTail();
-    if (tail.length > 0 && !evidence.proved) this.diag("stderr_tail", new TextDecoder().decode(tail));
-    if (!evidence.proved) {
-      throw new ServerfsError("STOP_NOT_PROVED", "codex's processes could not be proved stopped", { survivors: evidence.survivors.length });
-    }
+    await stopWithProof(proc, "codex", (kind, detail) => this.diag(kind, detail));
   }
 
+  /** Codex's stderr is ANSI-coloured tracing: the colour codes go before the common blanking. */
   private diag(kind: string, detail: unknown): void {
     const text = detail instanceof CodexRpcError ? detail.providerMessage : detail instanceof ServerfsError ? detail.code : typeof detail === "string" ? detail : "error";
-    const redacted = this.redactor.text(text.replace(/\u001b\[[0-9;]*m/g, "").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " "));
-    this.opts.diagnostics.record(kind, { runtime: "codex", task_id: this.ctx.taskId, detail: redacted.slice(-2048) });
+    this.diagnostics.record(kind, text.replace(/\u001b\[[0-9;]*m/g, ""));
   }
 }
 

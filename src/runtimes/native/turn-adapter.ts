@@ -7,7 +7,7 @@ import { providerEnvironment } from "../../bridge/provider-env.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { executableVersion, resolveExecutable } from "../codex/binary.ts";
-import type { Diagnostics } from "../codex/turn.ts";
+import type { Diagnostics } from "./turn-support.ts";
 import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, TaskContext, TaskFacts } from "../types.ts";
 
 /** One task's turn on its provider child. */

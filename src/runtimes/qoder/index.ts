@@ -2,7 +2,7 @@
 import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
 import { loggerDiagnostics } from "../codex/index.ts";
-import type { Diagnostics } from "../codex/turn.ts";
+import type { Diagnostics } from "../native/turn-support.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../types.ts";
 import { QoderAdapter } from "./adapter.ts";
 

@@ -7,12 +7,20 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
-import { Redactor } from "../../bridge/redact.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
 import { DENY_MESSAGE, answeredInput, approvalFor, permissionResult, questionFor, type ToolPermissionContext } from "../claude/permissions.ts";
-import type { Diagnostics } from "../codex/turn.ts";
+import {
+  HumanWaits,
+  IdleWatchdog,
+  TaskDiagnostics,
+  abortable,
+  cancelledError,
+  stopWithProof,
+  untilWithdrawn,
+  type Diagnostics,
+} from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { QoderStream } from "./stream.ts";
 
@@ -28,10 +36,6 @@ export interface QoderTurnOptions {
   agent: Pick<AgentConfig, "proxy" | "event_idle_timeout_seconds">;
   tmpRoot: string;
   diagnostics: Diagnostics;
-}
-
-export function cancelledError(): ServerfsError {
-  return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
 }
 
 /** The argv of one streaming qodercli turn; a new session gets an id we choose, so it is known before launch. */
@@ -62,22 +66,24 @@ export class QoderTurn {
   private interrupted = false;
   private resultDone!: (m: Record<string, unknown>) => void;
   private readonly result = new Promise<Record<string, unknown>>((r) => (this.resultDone = r));
-  private interactionChain: Promise<unknown> = Promise.resolve();
-  private readonly humanWaits = new Map<string, AbortController>();
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly redactor: Redactor;
+  private readonly humanWaits = new HumanWaits();
+  private readonly idle: IdleWatchdog;
+  private readonly diagnostics: TaskDiagnostics;
 
   constructor(
     private readonly ctx: TaskContext,
     private readonly opts: QoderTurnOptions,
   ) {
-    this.redactor = new Redactor(ctx.workdirRoot);
+    this.diagnostics = new TaskDiagnostics(opts.diagnostics, "qoder", ctx);
+    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
+      this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `qodercli sent nothing for ${seconds} s`));
+    });
   }
 
   cancel(): void {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
-    for (const w of this.humanWaits.values()) w.abort();
+    this.humanWaits.abortAll();
     this.stopping.abort(cancelledError());
     void this.interrupt();
   }
@@ -109,7 +115,7 @@ export class QoderTurn {
       return out;
     } finally {
       this.ctx.signal.removeEventListener("abort", onAbort);
-      this.clearIdle();
+      this.idle.clear();
       fs.rmSync(tmpDir, { recursive: true, force: true });
     }
   }
@@ -125,7 +131,7 @@ export class QoderTurn {
       this.proc = await this.ctx.spawn({ argv: qoderArgv(this.opts.exe, sessionId, resume !== null, this.ctx.requestedModel), env, stderrLimitBytes: 64 * 1024 });
     } catch (err) {
       if (this.cancelRequested) throw cancelledError();
-      this.diag("launch_failed", err instanceof ServerfsError ? err.code : "spawn failed");
+      this.diagnostics.record("launch_failed", err instanceof ServerfsError ? err.code : "spawn failed");
       throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "qodercli could not be started");
     }
     this.stream = new QoderStream(this.proc, {
@@ -143,11 +149,11 @@ export class QoderTurn {
     this.touchIdle();
     this.stream.sendUser(this.ctx.prompt);
     const result = await this.abortable(this.result);
-    this.clearIdle();
+    this.idle.clear();
     if (result.is_error === true || result.subtype !== "success") {
       if (this.cancelRequested) throw cancelledError();
       const text = typeof result.result === "string" ? result.result : "";
-      this.diag("result_error", text || String(result.subtype ?? "error"));
+      this.diagnostics.record("result_error", text || String(result.subtype ?? "error"));
       if (NOT_LOGGED_IN.test(text)) throw new ServerfsError("AGENT_AUTH_REQUIRED", "qodercli is not logged in for this user; log in with qodercli (or set QODER_PAT in the provider env file)");
       throw new ServerfsError("AGENT_PROVIDER_ERROR", `qodercli ended the turn with ${typeof result.subtype === "string" ? result.subtype.slice(0, 48) : "an error"}`);
     }
@@ -188,20 +194,12 @@ export class QoderTurn {
       this.emit("provider.request_refused", { method: String(req.subtype ?? "unknown").slice(0, 64) });
       return Promise.reject(new ServerfsError("PERMISSION_OUTSIDE_POLICY", "ServerFS does not answer this request"));
     }
-    const wait = new AbortController();
-    this.humanWaits.set(requestId, wait);
-    const run = this.interactionChain.then(() => this.broker(req, wait.signal));
-    this.interactionChain = run.catch(() => {});
-    return run.finally(() => this.humanWaits.delete(requestId));
+    return this.humanWaits.enqueue(requestId, (withdrawn) => this.broker(req, withdrawn));
   }
 
   /** qodercli withdrew a request (e.g. after an interrupt): stale, never answered for the human. */
   private onControlCancel(requestId: string): void {
-    const wait = this.humanWaits.get(requestId);
-    if (!wait) return;
-    this.humanWaits.delete(requestId);
-    this.ctx.abandonInteraction();
-    wait.abort();
+    this.humanWaits.withdraw(requestId, this.ctx);
   }
 
   private async broker(req: Record<string, unknown>, withdrawn: AbortSignal): Promise<Record<string, unknown>> {
@@ -215,7 +213,7 @@ export class QoderTurn {
       ...(typeof req.decision_reason === "string" ? { decisionReason: req.decision_reason } : {}),
       ...(typeof req.title === "string" ? { title: req.title } : {}),
     };
-    this.clearIdle();
+    this.idle.clear();
     try {
       if (tool === "AskUserQuestion") {
         let question;
@@ -224,10 +222,10 @@ export class QoderTurn {
         } catch {
           return { behavior: "deny", message: "ServerFS could not relay these questions." };
         }
-        const answers = await this.human(this.ctx.askQuestion(question), withdrawn);
+        const answers = await untilWithdrawn(this.ctx.askQuestion(question), withdrawn);
         return { behavior: "allow", updatedInput: answeredInput(input, answers) };
       }
-      const resolution = await this.human(this.ctx.requestApproval(approvalFor(tool, input, context)), withdrawn);
+      const resolution = await untilWithdrawn(this.ctx.requestApproval(approvalFor(tool, input, context)), withdrawn);
       return permissionResult(input, context, resolution) as Record<string, unknown>;
     } catch (err) {
       if (!this.stopping.signal.aborted && !withdrawn.aborted) this.stream?.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
@@ -235,17 +233,6 @@ export class QoderTurn {
     } finally {
       this.touchIdle();
     }
-  }
-
-  private human<T>(p: Promise<T>, withdrawn: AbortSignal): Promise<T> {
-    return Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        const onAbort = () => reject(new ServerfsError("REQUEST_STALE", "the request was withdrawn"));
-        if (withdrawn.aborted) onAbort();
-        else withdrawn.addEventListener("abort", onAbort, { once: true });
-      }),
-    ]);
   }
 
   private emit(type: string, payload: Record<string, unknown>): void {
@@ -257,47 +244,22 @@ export class QoderTurn {
   }
 
   private touchIdle(): void {
-    const seconds = this.opts.agent.event_idle_timeout_seconds;
-    if (seconds === null || this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
-    this.clearIdle();
-    this.idleTimer = setTimeout(() => {
-      this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `qodercli sent nothing for ${seconds} s`));
-    }, seconds * 1000);
-  }
-
-  private clearIdle(): void {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    if (this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
+    this.idle.restart();
   }
 
   private abortable<T>(p: Promise<T>): Promise<T> {
-    const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return Promise.race([
-      p,
-      this.stream ? this.stream.failure : new Promise<never>(() => {}),
-      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
-    ]);
+    return abortable(p, this.stopping.signal, this.stream ? this.stream.failure : null);
   }
 
   private async teardown(): Promise<void> {
-    this.clearIdle();
+    this.idle.clear();
     const proc = this.proc;
     if (proc === null) return;
     if (this.cancelRequested) await this.interrupt();
     this.stream?.endInput();
     if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
     this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "the task ended"));
-    const evidence = await proc.stop(1000);
-    if (!evidence.proved) {
-      const tail = proc.stderrTail();
-      if (tail.length > 0) this.diag("stderr_tail", new TextDecoder().decode(tail));
-      throw new ServerfsError("STOP_NOT_PROVED", "qodercli's processes could not be proved stopped", { survivors: evidence.survivors.length });
-    }
-  }
-
-  private diag(kind: string, detail: string): void {
-    const redacted = this.redactor.text(detail.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " "));
-    this.opts.diagnostics.record(kind, { runtime: "qoder", task_id: this.ctx.taskId, detail: redacted.slice(-2048) });
+    await stopWithProof(proc, "qodercli", (kind, detail) => this.diagnostics.record(kind, detail));
   }
 }

@@ -11,7 +11,7 @@ import type { ContainedProcess } from "../../../platform/types.ts";
 import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile, AgentConfig } from "../../../src/config/types.ts";
 import { AcpAdapter } from "../../../src/runtimes/acp/adapter.ts";
-import type { Diagnostics } from "../../../src/runtimes/acp/turn.ts";
+import type { Diagnostics } from "../../../src/runtimes/native/turn-support.ts";
 import type {
   AdapterResult,
   ApprovalRequest,

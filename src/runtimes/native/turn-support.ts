@@ -1,0 +1,130 @@
+// What every provider turn (ACP, Codex, Claude, Qoder) does the same way around its own protocol:
+// private diagnostics, the event-idle bound, waiting on a human that the provider may withdraw,
+// racing a wait against the turn stopping, and proving the child's containment set stopped.
+import type { ContainedProcess } from "../../../platform/types.ts";
+import { Redactor } from "../../bridge/redact.ts";
+import { ServerfsError } from "../../errors.ts";
+import type { TaskContext } from "../types.ts";
+
+export interface Diagnostics {
+  /** Private operator diagnostics; `detail` is already bounded and redacted. */
+  record(kind: string, fields: Record<string, string | number | boolean | null>): void;
+}
+
+export function cancelledError(): ServerfsError {
+  return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
+}
+
+const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+const MAX_DETAIL_CHARS = 2048;
+
+/**
+ * One task's diagnostics. Provider text may carry host paths, credentials and terminal control
+ * sequences, so it is blanked, redacted and bounded (its end, where errors are) before it is kept.
+ */
+export class TaskDiagnostics {
+  private readonly redactor: Redactor;
+
+  constructor(
+    private readonly sink: Diagnostics,
+    private readonly runtime: string,
+    private readonly ctx: Pick<TaskContext, "taskId" | "workdirRoot">,
+    secrets: readonly string[] = [],
+  ) {
+    this.redactor = new Redactor(ctx.workdirRoot, secrets);
+  }
+
+  record(kind: string, detail: string): void {
+    const redacted = this.redactor.text(detail.replace(CONTROL_CHARS, " "));
+    this.sink.record(kind, { runtime: this.runtime, task_id: this.ctx.taskId, detail: redacted.slice(-MAX_DETAIL_CHARS) });
+  }
+}
+
+/** `event_idle_timeout_seconds`: restarted by provider traffic, cleared while a human decides. */
+export class IdleWatchdog {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly seconds: number | null,
+    private readonly onIdle: (seconds: number) => void,
+  ) {}
+
+  restart(): void {
+    const seconds = this.seconds;
+    if (seconds === null) return;
+    this.clear();
+    this.timer = setTimeout(() => this.onIdle(seconds), seconds * 1000);
+  }
+
+  clear(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+/** `p`, unless `withdrawn` aborts first: the request is then stale, never answered for the human. */
+export function untilWithdrawn<T>(p: Promise<T>, withdrawn: AbortSignal): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      const onAbort = () => reject(new ServerfsError("REQUEST_STALE", "the request was withdrawn"));
+      if (withdrawn.aborted) onAbort();
+      else withdrawn.addEventListener("abort", onAbort, { once: true });
+    }),
+  ]);
+}
+
+/**
+ * Provider requests waiting on a human, by the provider's request id. ServerFS holds one pending
+ * interaction per task, so they are brokered one after another; each one's signal aborts when the
+ * provider withdraws it or the task is cancelled.
+ */
+export class HumanWaits {
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly waits = new Map<string, AbortController>();
+
+  get size(): number {
+    return this.waits.size;
+  }
+
+  enqueue<T>(key: string, broker: (withdrawn: AbortSignal) => Promise<T>): Promise<T> {
+    const wait = new AbortController();
+    this.waits.set(key, wait);
+    const run = this.chain.then(() => broker(wait.signal));
+    this.chain = run.catch(() => {});
+    return run.finally(() => this.waits.delete(key));
+  }
+
+  /** The provider withdrew `key` itself: the pending interaction is stale, not answered. */
+  withdraw(key: string, ctx: Pick<TaskContext, "abandonInteraction">): void {
+    const wait = this.waits.get(key);
+    if (!wait) return;
+    this.waits.delete(key);
+    ctx.abandonInteraction();
+    wait.abort();
+  }
+
+  abortAll(): void {
+    for (const w of this.waits.values()) w.abort();
+  }
+}
+
+/** `p`, unless the turn starts stopping (rejects with the reason) or the provider connection fails. */
+export function abortable<T>(p: Promise<T>, stopping: AbortSignal, failure: Promise<never> | null = null): Promise<T> {
+  if (stopping.aborted) return Promise.reject(stopping.reason);
+  return Promise.race([
+    p,
+    failure ?? new Promise<never>(() => {}),
+    new Promise<never>((_, reject) => stopping.addEventListener("abort", () => reject(stopping.reason), { once: true })),
+  ]);
+}
+
+/** Stop the child's containment set; a set that cannot be proved stopped fails the task. */
+export async function stopWithProof(proc: ContainedProcess, provider: string, diag: (kind: string, detail: string) => void): Promise<void> {
+  const evidence = await proc.stop(1000);
+  if (!evidence.proved) {
+    const tail = proc.stderrTail();
+    if (tail.length > 0) diag("stderr_tail", new TextDecoder().decode(tail));
+    throw new ServerfsError("STOP_NOT_PROVED", `${provider}'s processes could not be proved stopped`, { survivors: evidence.survivors.length });
+  }
+}
