@@ -10,7 +10,7 @@
 // usage: bun bench/acp/overhead.ts [iterations]
 import * as acp from "@agentclientprotocol/sdk";
 import path from "node:path";
-import { startBridgeRig } from "../../test/runtimes/acp/bridge-rig.ts";
+import { startAcpRig } from "../../test/runtimes/service-rig.ts";
 import { makeRig, profileFor } from "../../test/runtimes/acp/harness.ts";
 import { fmtMs, machineLine, percentile } from "../lib/machine.ts";
 
@@ -47,7 +47,7 @@ async function bareClient(cwd: string): Promise<number> {
 
 async function main(): Promise<void> {
   const iterations = Number(process.argv[2] ?? 30);
-  const rig = await startBridgeRig([profileFor("scripted-agent.ts", [], { id: "bench" })]);
+  const rig = await startAcpRig([profileFor("scripted-agent.ts", [], { id: "bench" })]);
   const direct = makeRig();
   const adapter = direct.adapter(profileFor("scripted-agent.ts"));
   const base: number[] = [];

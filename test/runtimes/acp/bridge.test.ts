@@ -4,10 +4,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { startBridgeRig, type BridgeRig } from "./bridge-rig.ts";
-import { pidAlive, profileFor } from "./harness.ts";
+import { pidAlive, startAcpRig, type ServiceRig } from "../service-rig.ts";
+import { profileFor } from "./harness.ts";
 
-let rig: BridgeRig | null = null;
+let rig: ServiceRig | null = null;
 afterEach(async () => {
   await rig?.stop();
   rig = null;
@@ -17,7 +17,7 @@ const scripted = (args: string[] = []) => profileFor("scripted-agent.ts", args, 
 
 describe("ACP through the Bridge service", () => {
   test("runtime listing is unmeasured and launches nothing; a task measures it", async () => {
-    rig = await startBridgeRig([scripted(["--load", "--models=m1,m2"])]);
+    rig = await startAcpRig([scripted(["--load", "--models=m1,m2"])]);
     const before = (await rig.call("runtime.list")).runtimes as Array<Record<string, unknown>>;
     expect(before).toEqual([expect.objectContaining({ name: "acp-scripted", available: true, capability_state: "unmeasured", model_override: false })]);
     const id = await rig.submit("acp-scripted", "text hello bridge");
@@ -32,7 +32,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("approval: exact response_options; a forged option_id is refused and the request stays pending; the offered one writes", async () => {
-    rig = await startBridgeRig([scripted()]);
+    rig = await startAcpRig([scripted()]);
     const id = await rig.submit("acp-scripted", "permission out.txt");
     const waiting = await rig.waitFor(id, (t) => t.status === "waiting_for_approval");
     const pending = waiting.pending_request as { request_id: string; payload: Record<string, unknown> };
@@ -58,7 +58,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("an approval left unanswered past its deadline interrupts the task; a late answer is stale; nothing written", async () => {
-    rig = await startBridgeRig([scripted()], { interaction_timeout_seconds: 1 });
+    rig = await startAcpRig([scripted()], { interaction_timeout_seconds: 1 });
     const id = await rig.submit("acp-scripted", "permission late.txt");
     const waiting = await rig.waitFor(id, (t) => t.status === "waiting_for_approval");
     const requestId = (waiting.pending_request as { request_id: string }).request_id;
@@ -70,7 +70,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("events are redacted by the service: tool paths relative, titles with <workdir>", async () => {
-    rig = await startBridgeRig([scripted()]);
+    rig = await startAcpRig([scripted()]);
     const id = await rig.submit("acp-scripted", "rich");
     expect((await rig.waitTerminal(id)).status).toBe("succeeded");
     const events = await rig.events(id);
@@ -83,7 +83,7 @@ describe("ACP through the Bridge service", () => {
   // The fixture's tool uses the util-linux `setsid` program and liveness is read from /proc.
   test.skipIf(process.platform !== "linux")("cancel during a running tool: cancelled first, setsid grandchildren gone, the workdir free for the next task", async () => {
     const pidsFile = path.join(process.env.TMPDIR ?? "/tmp", `acp-pids-${process.pid}-${Date.now()}.json`);
-    rig = await startBridgeRig([profileFor("setsid-grandchildren.ts", [`--pids=${pidsFile}`], { id: "tree" }), scripted()]);
+    rig = await startAcpRig([profileFor("setsid-grandchildren.ts", [`--pids=${pidsFile}`], { id: "tree" }), scripted()]);
     const id = await rig.submit("acp-tree", "go");
     await rig.waitFor(id, () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, "utf8").length > 2);
     const pids = JSON.parse(fs.readFileSync(pidsFile, "utf8")) as number[];
@@ -111,7 +111,7 @@ describe("ACP through the Bridge service", () => {
   test("continuation: a persisted session continues in a new process and the agent sees the earlier turn", async () => {
     const state = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "acp-cont-"));
     try {
-      rig = await startBridgeRig([scripted([`--state=${state}`, "--load"])]);
+      rig = await startAcpRig([scripted([`--state=${state}`, "--load"])]);
       const first = await rig.submit("acp-scripted", "text the first prompt");
       expect((await rig.waitTerminal(first)).status).toBe("succeeded");
       const second = await rig.submit("acp-scripted", "remember", { continue_from_task_id: first });
@@ -125,7 +125,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("defective agents fail with their codes and the Bridge keeps serving", async () => {
-    rig = await startBridgeRig([
+    rig = await startAcpRig([
       profileFor("garbage-stdout.ts", [], { id: "garbage" }),
       profileFor("wrong-version.ts", [], { id: "v2" }),
       profileFor("auth-required.ts", [], { id: "auth" }),
@@ -153,7 +153,7 @@ describe("ACP through the Bridge service", () => {
     try {
       const envFile = path.join(envDir, "provider.env");
       fs.writeFileSync(envFile, "FIXTURE_TOKEN=tok-0123456789-secret\n", { mode: 0o600 });
-      rig = await startBridgeRig([profileFor("exit-mid-turn.ts", [], { id: "crash" })], { provider_env_file: envFile });
+      rig = await startAcpRig([profileFor("exit-mid-turn.ts", [], { id: "crash" })], { provider_env_file: envFile });
       const id = await rig.submit("acp-crash", "x");
       const done = await rig.waitTerminal(id);
       expect(done.error_code).toBe("AGENT_PROVIDER_DISCONNECTED");
@@ -167,7 +167,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("a model the agent does not offer is refused with AGENT_MODEL_UNSUPPORTED", async () => {
-    rig = await startBridgeRig([scripted(["--models=a,b"])]);
+    rig = await startAcpRig([scripted(["--models=a,b"])]);
     const id = await rig.submit("acp-scripted", "model", { model: "zzz" });
     const done = await rig.waitTerminal(id);
     expect(done.error_code).toBe("AGENT_MODEL_UNSUPPORTED");

@@ -3,7 +3,6 @@
 // production TaskContext; this one lets a test drive the adapter directly and decide how a human
 // answers each approval.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { containment } from "../../../platform/index.ts";
 import { providerEnvironment } from "../../../src/bridge/provider-env.ts";
@@ -11,7 +10,6 @@ import type { ContainedProcess } from "../../../platform/types.ts";
 import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile, AgentConfig } from "../../../src/config/types.ts";
 import { AcpAdapter } from "../../../src/runtimes/acp/adapter.ts";
-import type { Diagnostics } from "../../../src/runtimes/native/turn-support.ts";
 import type {
   AdapterResult,
   ApprovalRequest,
@@ -21,13 +19,10 @@ import type {
   RuntimeServices,
   TaskContext,
 } from "../../../src/runtimes/types.ts";
+import { RecordingDiagnostics, tempDir } from "../service-rig.ts";
 
 export const FIXTURES = path.resolve(import.meta.dir, "../../fixtures/acp");
 export const BUN = process.execPath;
-
-export function tempDir(prefix = "serverfs-acp-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
 
 export function profileFor(fixture: string, args: string[] = [], overrides: Partial<AcpProfile> = {}): AcpProfile {
   const id = overrides.id ?? "fixture";
@@ -62,13 +57,6 @@ export class MemoryCapabilities implements RuntimeServices {
   }
   save(fingerprint: string, snapshot: unknown): void {
     this.rows.set(fingerprint, { snapshot: JSON.stringify(snapshot), measured_at: new Date().toISOString() });
-  }
-}
-
-export class RecordingDiagnostics implements Diagnostics {
-  readonly records: Array<{ kind: string; fields: Record<string, unknown> }> = [];
-  record(kind: string, fields: Record<string, string | number | boolean | null>): void {
-    this.records.push({ kind, fields });
   }
 }
 
@@ -181,7 +169,7 @@ export interface Rig {
 }
 
 export function makeRig(): Rig {
-  const base = tempDir();
+  const base = tempDir("serverfs-acp-");
   const dir = path.join(base, "workdir");
   const stateDir = path.join(base, "fixture-state");
   const tmpRoot = path.join(base, "state", "tmp");
@@ -210,20 +198,5 @@ export async function outcome(p: Promise<AdapterResult>): Promise<{ result?: Ada
   } catch (err) {
     const e = err as { code?: string; message?: string };
     return { code: e.code ?? "NOT_A_SERVERFS_ERROR", message: e.message ?? String(err) };
-  }
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie is dead for our purposes.
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z /.test(stat);
-  } catch {
-    return process.platform !== "linux";
   }
 }

@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { makeRig, outcome, pidAlive, profileFor, type Rig } from "./harness.ts";
+import { pidAlive } from "../service-rig.ts";
+import { makeRig, outcome, profileFor, type Rig } from "./harness.ts";
 
 let rig: Rig;
 beforeEach(() => {

@@ -9,8 +9,7 @@ import path from "node:path";
 import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile } from "../../../src/config/types.ts";
 import { startFakeModel, type FakeModel } from "../../fixtures/acp/fake-model.ts";
-import { startBridgeRig, type BridgeRig } from "./bridge-rig.ts";
-import { pidAlive, tempDir } from "./harness.ts";
+import { pidAlive, processesWithHome, startAcpRig, tempDir, type ServiceRig } from "../service-rig.ts";
 
 const OPENCODE = path.resolve(import.meta.dir, "../../../node_modules/opencode-linux-x64/bin/opencode");
 // The pinned package ships per-OS binaries; this suite is wired to the Linux x64 one.
@@ -20,7 +19,7 @@ let model: FakeModel;
 let base: string;
 let envFile: string;
 let home: string;
-let rig: BridgeRig | null = null;
+let rig: ServiceRig | null = null;
 
 function profile(): AcpProfile {
   const p = { id: "opencode", command: OPENCODE, args: ["acp"], use_proxy: false };
@@ -29,17 +28,7 @@ function profile(): AcpProfile {
 
 /** Every live process started with this suite's private HOME (the agent, its tools, their children). */
 function processesWithOurHome(): number[] {
-  const out: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const env = fs.readFileSync(`/proc/${entry}/environ`, "utf8");
-      if (env.split("\0").includes(`HOME=${home}`) && pidAlive(Number(entry))) out.push(Number(entry));
-    } catch {
-      // gone or not ours
-    }
-  }
-  return out;
+  return processesWithHome(home).map((p) => p.pid);
 }
 
 async function waitApproval(id: string): Promise<{ request_id: string; payload: { response_options: Array<{ option_id: string; kind: string }> } }> {
@@ -107,7 +96,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
   });
 
   test("prompt → result, measured capabilities, nothing left running", async () => {
-    rig = await startBridgeRig([profile()], { provider_env_file: envFile });
+    rig = await startAcpRig([profile()], { provider_env_file: envFile });
     const id = await rig.submit("acp-opencode", "hello there");
     const done = await rig.waitTerminal(id, 90_000);
     expect({ status: done.status, error: done.error_code }).toEqual({ status: "succeeded", error: null });
@@ -118,7 +107,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
   }, 120_000);
 
   test("permission round trip by option_id: allow_once writes the file", async () => {
-    rig = await startBridgeRig([profile()], { provider_env_file: envFile });
+    rig = await startAcpRig([profile()], { provider_env_file: envFile });
     const target = path.join(rig.workdir, "from-agent.txt");
     const id = await rig.submit("acp-opencode", `WRITE ${target} written through ACP`);
     const req = await waitApproval(id);
@@ -133,7 +122,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
   }, 120_000);
 
   test("reject_once: nothing is written", async () => {
-    rig = await startBridgeRig([profile()], { provider_env_file: envFile });
+    rig = await startAcpRig([profile()], { provider_env_file: envFile });
     const target = path.join(rig.workdir, "rejected.txt");
     const id = await rig.submit("acp-opencode", `WRITE ${target} must not exist`);
     const req = await waitApproval(id);
@@ -145,7 +134,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
   }, 120_000);
 
   test("cancel during a running shell tool: cancelled, and zero processes survive", async () => {
-    rig = await startBridgeRig([profile()], { provider_env_file: envFile });
+    rig = await startAcpRig([profile()], { provider_env_file: envFile });
     const pids = path.join(rig.root, "pids.txt");
     const id = await rig.submit("acp-opencode", `SHELL sleep 300 & echo $! > ${pids}; sleep 301 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`);
     const req = await waitApproval(id);
@@ -168,7 +157,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
   }, 120_000);
 
   test("continuation of a persisted session in a new process: the model sees the earlier turn", async () => {
-    rig = await startBridgeRig([profile()], { provider_env_file: envFile });
+    rig = await startAcpRig([profile()], { provider_env_file: envFile });
     const first = await rig.submit("acp-opencode", "remember the word PINEAPPLE");
     expect((await rig.waitTerminal(first, 90_000)).status).toBe("succeeded");
     const seen = model.requests.length;

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { claudeRuntimeFamily } from "../../../src/runtimes/claude/index.ts";
 import { startMessagesModel, type MessagesModel } from "../../fixtures/native/messages-model.ts";
-import { pidAlive, processesWithHome, startNativeRig, tempDir, waitUntil, writeProviderEnv, type NativeRig } from "../codex/native-rig.ts";
+import { pidAlive, processesWithHome, startNativeRig, tempDir, waitInteraction as waitForInteraction, waitUntil, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
 
 const CLAUDE = path.resolve(import.meta.dir, "../../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude");
 const installed = fs.existsSync(CLAUDE) && fs.existsSync(path.resolve(import.meta.dir, "../../../node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"));
@@ -17,15 +17,9 @@ const runnable = installed && process.platform === "linux" && process.arch === "
 let model: MessagesModel;
 let base: string;
 let home: string;
-let rig: NativeRig;
+let rig: ServiceRig;
 
-type Pending = { request_id: string; kind: string; payload: Record<string, unknown> };
-
-async function waitInteraction(id: string, status: string): Promise<Pending> {
-  const t = await rig.waitFor(id, (v) => v.status === status || ["failed", "succeeded", "cancelled", "interrupted"].includes(v.status as string), 60_000);
-  expect({ status: t.status, error: t.error_code }).toEqual({ status, error: null });
-  return t.pending_request as Pending;
-}
+const waitInteraction = (id: string, status: string) => waitForInteraction(rig, id, status, 60_000);
 
 describe.skipIf(!runnable)("Claude Code through the Agent SDK and the Bridge", () => {
   beforeAll(async () => {

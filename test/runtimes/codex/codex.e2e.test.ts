@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { codexRuntimeFamily } from "../../../src/runtimes/codex/index.ts";
 import { startResponsesModel, type ResponsesModel } from "../../fixtures/native/responses-model.ts";
-import { pidAlive, processesWithHome, startNativeRig, tempDir, waitUntil, writeProviderEnv, type NativeRig } from "./native-rig.ts";
+import { pidAlive, processesWithHome, startNativeRig, tempDir, waitInteraction as waitForInteraction, waitUntil, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
 
 const CODEX = path.resolve(import.meta.dir, "../../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex");
 const installed = fs.existsSync(CODEX);
@@ -18,15 +18,9 @@ const runnable = installed && process.platform === "linux" && process.arch === "
 let model: ResponsesModel;
 let base: string;
 let home: string;
-let rig: NativeRig;
+let rig: ServiceRig;
 
-type Pending = { request_id: string; kind: string; payload: Record<string, unknown> };
-
-async function waitInteraction(id: string, status: string): Promise<Pending> {
-  const t = await rig.waitFor(id, (v) => v.status === status || ["failed", "succeeded", "cancelled", "interrupted"].includes(v.status as string), 60_000);
-  expect({ status: t.status, error: t.error_code }).toEqual({ status, error: null });
-  return t.pending_request as Pending;
-}
+const waitInteraction = (id: string, status: string) => waitForInteraction(rig, id, status, 60_000);
 
 describe.skipIf(!runnable)("Codex app-server through the Bridge", () => {
   beforeAll(async () => {
@@ -235,7 +229,7 @@ describe.skipIf(!runnable)("Codex approval expiry", () => {
   let expiryModel: ResponsesModel;
   let expiryBase: string;
   let expiryHome: string;
-  let expiryRig: NativeRig;
+  let expiryRig: ServiceRig;
   beforeAll(async () => {
     expiryModel = startResponsesModel();
     expiryBase = tempDir("serverfs-codex-expiry-");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { qoderRuntimeFamily } from "../../../src/runtimes/qoder/index.ts";
-import { pidAlive, processesWithHome, startNativeRig, tempDir, waitUntil, writeProviderEnv, type NativeRig } from "../codex/native-rig.ts";
+import { pidAlive, processesWithHome, startNativeRig, tempDir, waitInteraction as waitForInteraction, waitUntil, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
 
 const QODERCLI = path.resolve(import.meta.dir, "../../../node_modules/.bin/qodercli");
 const FIXTURE = path.resolve(import.meta.dir, "../../fixtures/native/qoder-recorded.ts");
@@ -20,12 +20,10 @@ const hasNode = Bun.which("node") !== null;
 const family = (registry: Parameters<typeof qoderRuntimeFamily>[0], services: Parameters<typeof qoderRuntimeFamily>[1], options: unknown, diagnostics: Parameters<typeof qoderRuntimeFamily>[3]) =>
   qoderRuntimeFamily(registry, services, options, diagnostics);
 
-type Pending = { request_id: string; kind: string; payload: Record<string, unknown> };
-
 describe.skipIf(!installed || !hasNode || process.platform === "win32")("the real qodercli 1.1.52", () => {
   let base: string;
   let home: string;
-  let rig: NativeRig;
+  let rig: ServiceRig;
   beforeAll(async () => {
     base = tempDir("serverfs-qoder-live-");
     home = path.join(base, "home");
@@ -71,13 +69,9 @@ describe.skipIf(!installed || !hasNode || process.platform === "win32")("the rea
 describe.skipIf(process.platform === "win32")("Qoder stream-json protocol against the recorded stand-in", () => {
   let base: string;
   let home: string;
-  let rig: NativeRig;
+  let rig: ServiceRig;
 
-  async function waitInteraction(id: string, status: string): Promise<Pending> {
-    const t = await rig.waitFor(id, (v) => v.status === status || ["failed", "succeeded", "cancelled", "interrupted"].includes(v.status as string), 20_000);
-    expect({ status: t.status, error: t.error_code }).toEqual({ status, error: null });
-    return t.pending_request as Pending;
-  }
+  const waitInteraction = (id: string, status: string) => waitForInteraction(rig, id, status, 20_000);
 
   beforeAll(async () => {
     base = tempDir("serverfs-qoder-fixture-");

@@ -1,19 +1,23 @@
 // The real Bridge service (store, leases, guard, events, interactions, redaction, containment)
-// with one native runtime family registered, assembled the way src/bridge/daemon.ts assembles it
-// and driven through its RPC dispatch. Shared by the Codex, Claude and Qoder suites.
+// with the runtime families under test registered, assembled the way src/bridge/daemon.ts
+// assembles it and driven through its RPC dispatch: the ACP and native suites use the same core,
+// which proves it needs no runtime-specific changes. Plus the process checks those suites share.
+import { expect } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { containment, leases } from "../../../platform/index.ts";
-import { bridgePaths } from "../../../src/bridge/deployment.ts";
-import { ensurePrivateDir, LeaseManager } from "../../../src/bridge/lease.ts";
-import { providerEnvironment } from "../../../src/bridge/provider-env.ts";
-import { BridgeService } from "../../../src/bridge/service.ts";
-import { openStateDatabase } from "../../../src/bridge/store/db.ts";
-import { TaskStore } from "../../../src/bridge/store/tasks.ts";
-import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../../src/config/defaults.ts";
-import type { AgentConfig, Registry } from "../../../src/config/types.ts";
-import type { RuntimeAdapter, RuntimeServices } from "../../../src/runtimes/types.ts";
+import { containment, leases } from "../../platform/index.ts";
+import { bridgePaths } from "../../src/bridge/deployment.ts";
+import { ensurePrivateDir, LeaseManager } from "../../src/bridge/lease.ts";
+import { providerEnvironment } from "../../src/bridge/provider-env.ts";
+import { BridgeService } from "../../src/bridge/service.ts";
+import { openStateDatabase } from "../../src/bridge/store/db.ts";
+import { TaskStore } from "../../src/bridge/store/tasks.ts";
+import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../src/config/defaults.ts";
+import type { AcpProfile, AgentConfig, Registry } from "../../src/config/types.ts";
+import { acpRuntimeFamily } from "../../src/runtimes/acp/index.ts";
+import type { Diagnostics } from "../../src/runtimes/native/turn-support.ts";
+import type { RuntimeAdapter, RuntimeServices } from "../../src/runtimes/types.ts";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
 
@@ -21,16 +25,16 @@ export function tempDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
-export class RecordingDiagnostics {
-  readonly entries: Array<{ kind: string; fields: Record<string, string | number | boolean | null> }> = [];
+export class RecordingDiagnostics implements Diagnostics {
+  readonly records: Array<{ kind: string; fields: Record<string, unknown> }> = [];
   record(kind: string, fields: Record<string, string | number | boolean | null>): void {
-    this.entries.push({ kind, fields });
+    this.records.push({ kind, fields });
   }
 }
 
 export type Family = (registry: Registry, services: (runtime: string) => RuntimeServices, options: unknown, diagnostics: RecordingDiagnostics) => RuntimeAdapter[];
 
-export interface NativeRig {
+export interface ServiceRig {
   root: string;
   workdir: string;
   registry: Registry;
@@ -46,8 +50,19 @@ export interface NativeRig {
   stop(): Promise<void>;
 }
 
-export async function startNativeRig(family: Family, runtimes: string[], agent: Partial<AgentConfig>): Promise<NativeRig> {
-  const root = tempDir("serverfs-native-bridge-");
+interface RigOptions {
+  tempPrefix: string;
+  family: Family;
+  /** The workdir's agent_runtimes. */
+  runtimes: string[];
+  agent: Partial<AgentConfig>;
+  waitForDefaultMs: number;
+  /** Submit only once the workdir's writer lease is free, so tasks run one at a time. */
+  oneTaskAtATime: boolean;
+}
+
+async function startServiceRig(o: RigOptions): Promise<ServiceRig> {
+  const root = tempDir(o.tempPrefix);
   const workdir = path.join(root, "repo");
   fs.mkdirSync(workdir);
   const registry: Registry = {
@@ -62,7 +77,7 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
         description: null,
         read_only: false,
         agent_mode: "workspace-write",
-        agent_runtimes: runtimes,
+        agent_runtimes: o.runtimes,
       },
     ],
     agent: {
@@ -81,7 +96,7 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
       qoder: { enabled: false, bin: "qodercli", use_proxy: false },
       proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
       acp_profiles: [],
-      ...agent,
+      ...o.agent,
     },
   };
   const paths = bridgePaths(registry);
@@ -93,7 +108,7 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
   leaseManager.precreate();
   const diagnostics = new RecordingDiagnostics();
   const services = (runtime: string): RuntimeServices => ({ loadCapabilities: (fp) => store.getCapabilities(runtime, fp) });
-  const adapters = new Map(family(registry, services, {}, diagnostics).map((a) => [a.name, a]));
+  const adapters = new Map(o.family(registry, services, {}, diagnostics).map((a) => [a.name, a]));
   const providerEnv = providerEnvironment(registry.agent.provider_env_file);
   const service = new BridgeService({
     registry,
@@ -107,7 +122,7 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
     stopGraceMs: 500,
   });
   await service.start();
-  const rig: NativeRig = {
+  const rig: ServiceRig = {
     root,
     workdir,
     registry,
@@ -124,13 +139,13 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
       throw new Error(`${method} unexpectedly succeeded`);
     },
     async submit(runtime, prompt, extra = {}) {
-      // Tasks in these suites run one at a time: a cancelled task publishes its terminal state
-      // first and releases the writer lease only after its provider's stop is proved.
-      await waitUntil(() => !leaseManager.isHeld("repo"), 15_000);
+      // A cancelled task publishes its terminal state first and releases the writer lease only
+      // after its provider's stop is proved.
+      if (o.oneTaskAtATime) await waitUntil(() => !leaseManager.isHeld("repo"), 15_000);
       const r = await service.dispatch("task.submit", { runtime, workdir: "repo", path: "", profile: "workspace-write", prompt, ...extra });
       return r.task_id as string;
     },
-    async waitFor(taskId, pred, timeoutMs = 30_000) {
+    async waitFor(taskId, pred, timeoutMs = o.waitForDefaultMs) {
       const until = Date.now() + timeoutMs;
       for (let first = true; ; first = false) {
         const t = await service.dispatch("task.get", { task_id: taskId, wait_seconds: first ? 0 : 1 });
@@ -152,17 +167,44 @@ export async function startNativeRig(family: Family, runtimes: string[], agent: 
   return rig;
 }
 
+/** The ACP runtime family with these profiles, each one allowed on the workdir. */
+export function startAcpRig(profiles: AcpProfile[], agent: Partial<AgentConfig> = {}): Promise<ServiceRig> {
+  return startServiceRig({
+    tempPrefix: "serverfs-acp-bridge-",
+    family: acpRuntimeFamily,
+    runtimes: profiles.map((p) => p.runtime),
+    agent: { acp_profiles: profiles, ...agent },
+    waitForDefaultMs: 20_000,
+    oneTaskAtATime: false,
+  });
+}
+
+/** One native runtime family (Codex, Claude, Qoder); its tasks run one at a time. */
+export function startNativeRig(family: Family, runtimes: string[], agent: Partial<AgentConfig>): Promise<ServiceRig> {
+  return startServiceRig({ tempPrefix: "serverfs-native-bridge-", family, runtimes, agent, waitForDefaultMs: 30_000, oneTaskAtATime: true });
+}
+
+export type Pending = { request_id: string; kind: string; payload: Record<string, unknown> };
+
+/** Wait until the task asks a human (`status`), failing the test if it ended or erred instead. */
+export async function waitInteraction(rig: ServiceRig, id: string, status: string, timeoutMs: number): Promise<Pending> {
+  const t = await rig.waitFor(id, (v) => v.status === status || ["failed", "succeeded", "cancelled", "interrupted"].includes(v.status as string), timeoutMs);
+  expect({ status: t.status, error: t.error_code }).toEqual({ status, error: null });
+  return t.pending_request as Pending;
+}
+
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch {
     return false;
   }
+  // A zombie is dead for our purposes; only Linux's /proc shows one.
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
-    return false;
+    return process.platform !== "linux";
   }
 }
 
