@@ -884,6 +884,7 @@ export class BridgeService {
     if (current.status !== "running") throw new ServerfsError("INVALID_TASK_TRANSITION", `task is ${current.status}`);
     const requestId = newId("req_");
     const expiresAt = this.expiresAt(run.taskId);
+    if (Date.parse(expiresAt) <= Date.now()) return this.expiredOnArrival(run, kind, requestId, json, expiresAt);
     const row: InteractionRow = {
       request_id: requestId,
       task_id: run.taskId,
@@ -911,6 +912,33 @@ export class BridgeService {
       run.timers.push(timer);
     }
     return waiter;
+  }
+
+  /**
+   * §7.4: a request that is already expired when its waiter is created fails that waiter with
+   * AGENT_INTERACTION_EXPIRED. interaction_timeout_seconds is at least 1, so this happens only when
+   * the task deadline has passed before its timer fired: the request is recorded stale (never
+   * pending), and the task deadline handles the task (interrupted/AGENT_TASK_TIMED_OUT).
+   */
+  private expiredOnArrival(run: ActiveRun, kind: "approval" | "question", requestId: string, json: string, expiresAt: string): never {
+    try {
+      this.store.recordExpiredInteraction({
+        request_id: requestId,
+        task_id: run.taskId,
+        kind,
+        status: "stale",
+        payload_json: json,
+        created_at: nowIso(),
+        expires_at: expiresAt,
+        resolved_at: null,
+        resolution_json: null,
+      });
+    } catch (err) {
+      this.log("interaction.record_failed", { task_id: run.taskId, code: toServerfsError(err).code });
+    }
+    this.tryEvent(run.taskId, "interaction.expired", { request_id: requestId, kind, on_arrival: true });
+    this.abortRun(run, "timeout");
+    throw new ServerfsError("AGENT_INTERACTION_EXPIRED", "the interaction expired before it could be asked");
   }
 
   private async openApproval(run: ActiveRun, req: ApprovalRequest): Promise<ApprovalResolution> {
@@ -951,8 +979,11 @@ export class BridgeService {
     const task = this.store.require(taskId);
     if (task.pending_request_id !== requestId) throw new ServerfsError("REQUEST_STALE", "request does not belong to this task's pending interaction");
     if (req.expires_at && req.expires_at <= nowIso()) {
+      // §7.1/§7.4: a late answer interrupts the task (if its timer has not yet) and is REQUEST_STALE.
+      // When expires_at is the task deadline, the deadline is what ran out (AGENT_TASK_TIMED_OUT).
       const run = this.active.get(taskId);
-      if (run) this.abortRun(run, "interaction_timeout");
+      const deadlinePassed = task.deadline_at !== null && task.deadline_at <= nowIso();
+      if (run) this.abortRun(run, deadlinePassed ? "timeout" : "interaction_timeout");
       throw new ServerfsError("REQUEST_STALE", "request has expired");
     }
     return req;

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
-import { cleanup, startHarness, type Harness } from "./helpers.ts";
+import { cleanup, pidAlive, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -205,6 +205,93 @@ describe("expiry", () => {
       for (let i = 0; i < 100 && fs.existsSync(leaseFiles(t1.registry, "repo").guardFile); i++) await Bun.sleep(20);
       const next = await t1.submit("complete:next");
       expect((await t1.waitTerminal(next)).status).toBe("succeeded");
+    } finally {
+      await t1.stop();
+      cleanup(t1.root);
+    }
+  });
+
+  // The races below are real ones: the stored expiry has passed but the Bridge's timer has not fired
+  // yet (a busy event loop, a suspended host). The test moves the stored time back instead of waiting.
+  async function eventsOf(hh: Harness, id: string): Promise<Array<{ event_type: string; payload: Record<string, unknown> }>> {
+    hh.bridge.service.events.flush();
+    return (await hh.call("task.events", { task_id: id, limit: 500 })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
+  }
+  const past = () => new Date(Date.now() - 1000).toISOString();
+
+  test("response to an expired approval before its timer fired: REQUEST_STALE, task interrupted/AGENT_INTERACTION_TIMED_OUT, provider stopped", async () => {
+    const t1 = await startHarness({ agent: { task_timeout_seconds: 60, interaction_timeout_seconds: 30 } });
+    try {
+      const id = await t1.submit("approval:x");
+      const rid = (await t1.waitFor(id, (v) => v.pending_request_id !== null)).pending_request_id as string;
+      const db = t1.bridge.service.store.db;
+      db.query("UPDATE interactions SET expires_at = ? WHERE request_id = ?").run(past(), rid);
+      expect(await t1.fail("task.approval.respond", { task_id: id, request_id: rid, decision: "approve_once" })).toBe("REQUEST_STALE");
+      const done = await t1.waitTerminal(id, 10_000);
+      expect([done.status, done.error_code, done.pending_request_id]).toEqual(["interrupted", "AGENT_INTERACTION_TIMED_OUT", null]);
+      expect(t1.bridge.service.store.getInteraction(rid)!.status).toBe("stale");
+      // Never a synthetic deny: the provider saw no decision, only its stop.
+      const ev = await eventsOf(t1, id);
+      expect(ev.map((e) => e.event_type)).toEqual(expect.arrayContaining(["interaction.expired", "task.interrupted"]));
+      expect(ev.some((e) => e.event_type === "approval.resolved" || e.event_type === "approval.observed")).toBe(false);
+      expect(await t1.fail("task.approval.respond", { task_id: id, request_id: rid, decision: "approve_once" })).toBe("REQUEST_STALE");
+      for (let i = 0; i < 200 && fs.existsSync(leaseFiles(t1.registry, "repo").guardFile); i++) await Bun.sleep(20);
+      expect(fs.existsSync(leaseFiles(t1.registry, "repo").guardFile)).toBe(false);
+      const pid = Number(fs.readFileSync(t1.turnLog, "utf8").trim().split(" ")[1]);
+      expect(pidAlive(pid)).toBe(false);
+    } finally {
+      await t1.stop();
+      cleanup(t1.root);
+    }
+  });
+
+  test("answer to a question whose expiry is the passed task deadline: REQUEST_STALE, interrupted/AGENT_TASK_TIMED_OUT", async () => {
+    const t1 = await startHarness({ agent: { task_timeout_seconds: 60, interaction_timeout_seconds: 60 } });
+    try {
+      const id = await t1.submit("question:q");
+      const rid = (await t1.waitFor(id, (v) => v.pending_request_id !== null)).pending_request_id as string;
+      const when = past();
+      const db = t1.bridge.service.store.db;
+      db.query("UPDATE interactions SET expires_at = ? WHERE request_id = ?").run(when, rid);
+      db.query("UPDATE tasks SET deadline_at = ? WHERE task_id = ?").run(when, id);
+      expect(await t1.fail("task.question.answer", { task_id: id, request_id: rid, answers: [{ question_id: "q1", selected_option_ids: ["a"] }] })).toBe(
+        "REQUEST_STALE",
+      );
+      const done = await t1.waitTerminal(id, 10_000);
+      expect([done.status, done.error_code]).toEqual(["interrupted", "AGENT_TASK_TIMED_OUT"]);
+      expect(t1.bridge.service.store.getInteraction(rid)!.status).toBe("stale");
+    } finally {
+      await t1.stop();
+      cleanup(t1.root);
+    }
+  });
+
+  test("a waiter created on an already-expired request fails with AGENT_INTERACTION_EXPIRED; the request is never pending", async () => {
+    const t1 = await startHarness({ agent: { task_timeout_seconds: 60 } });
+    try {
+      const id = await t1.submit("approval-on-message:");
+      await t1.waitFor(id, (v) => v.status === "running");
+      // The task deadline passes; its timer (armed for 60 s) has not fired. Then the provider asks.
+      t1.bridge.service.store.db.query("UPDATE tasks SET deadline_at = ? WHERE task_id = ?").run(past(), id);
+      await t1.call("task.message.send", { task_id: id, message: "make" });
+      const done = await t1.waitTerminal(id, 10_000);
+      expect([done.status, done.error_code, done.pending_request_id]).toEqual(["interrupted", "AGENT_TASK_TIMED_OUT", null]);
+      let ev = await eventsOf(t1, id);
+      for (let i = 0; i < 100 && !ev.some((e) => e.event_type === "interaction.error"); i++) {
+        await Bun.sleep(20);
+        ev = await eventsOf(t1, id);
+      }
+      const expired = ev.find((e) => e.event_type === "interaction.expired")!;
+      expect(expired.payload).toMatchObject({ kind: "approval", on_arrival: true });
+      // What the adapter's waiter got:
+      expect(ev.find((e) => e.event_type === "interaction.error")!.payload).toEqual({ code: "AGENT_INTERACTION_EXPIRED" });
+      expect(ev.some((e) => e.event_type === "approval.requested")).toBe(false);
+      const row = t1.bridge.service.store.getInteraction(expired.payload.request_id as string)!;
+      expect([row.status, row.kind, row.resolution_json]).toEqual(["stale", "approval", null]);
+      expect(await t1.fail("task.approval.respond", { task_id: id, request_id: row.request_id, decision: "approve_once" })).toBe("REQUEST_STALE");
+      const pid = Number(fs.readFileSync(t1.turnLog, "utf8").trim().split(" ")[1]);
+      for (let i = 0; i < 200 && pidAlive(pid); i++) await Bun.sleep(20);
+      expect(pidAlive(pid)).toBe(false);
     } finally {
       await t1.stop();
       cleanup(t1.root);

@@ -290,6 +290,23 @@ export class TaskStore {
       .immediate();
   }
 
+  /**
+   * §7.4: a request that had already expired when its waiter was created is kept for the record
+   * as `stale` (never pending, never answerable); the task's status is not touched.
+   */
+  recordExpiredInteraction(row: InteractionRow): void {
+    this.db
+      .transaction(() => {
+        this.db
+          .query(
+            `INSERT INTO interactions (request_id, task_id, kind, status, payload_json, created_at, expires_at, resolved_at)
+             VALUES (?, ?, ?, 'stale', ?, ?, ?, ?)`,
+          )
+          .run(row.request_id, row.task_id, row.kind, row.payload_json, row.created_at, row.expires_at, nowIso());
+      })
+      .immediate();
+  }
+
   pendingInteraction(taskId: string): InteractionRow | null {
     return (
       (this.db

@@ -32,6 +32,23 @@ export interface FakeAdapterOptions {
   turnLog?: string | null;
 }
 
+/**
+ * What the Bridge answered to an interaction, as the adapter saw it: a refusal (e.g. REQUEST_PENDING,
+ * AGENT_INTERACTION_EXPIRED) is recorded as an `interaction.error {code}` event, then rethrown.
+ */
+async function observed<T>(ctx: TaskContext, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    try {
+      ctx.emitEvent("interaction.error", { code: err instanceof ServerfsError ? err.code : "AGENT_PROVIDER_ERROR" });
+    } catch {
+      // bounded event log: the error itself still propagates
+    }
+    throw err;
+  }
+}
+
 export class FakeAdapter implements RuntimeAdapter {
   readonly name = "fake";
   private readonly live = new Map<string, Live>();
@@ -114,13 +131,13 @@ export class FakeAdapter implements RuntimeAdapter {
               ctx.emitEvent(String(msg.event_type), (msg.payload ?? {}) as Record<string, unknown>);
               break;
             case "approval": {
-              const resolution = await ctx.requestApproval(msg.request as ApprovalRequest);
+              const resolution = await observed(ctx, ctx.requestApproval(msg.request as ApprovalRequest));
               ctx.emitEvent("approval.observed", { decision: resolution.decision, option_id: resolution.option_id ?? null });
               write({ type: "approval_result", resolution });
               break;
             }
             case "question": {
-              const resolution = await ctx.askQuestion(msg.request as QuestionRequest);
+              const resolution = await observed(ctx, ctx.askQuestion(msg.request as QuestionRequest));
               write({ type: "question_result", resolution });
               break;
             }

@@ -95,6 +95,13 @@ export async function runFakeProvider(): Promise<void> {
       result(`approvals=${String(a.decision)},${String(b.decision)}`);
       break;
     }
+    case "approval-on-message": {
+      // Waits for a steering message, then asks one command approval for its text.
+      const m = await next("message");
+      const r = await approval({ title: `Run ${String(m.text)}`, command_display: String(m.text) });
+      result(`approval=${String(r.decision)}`);
+      break;
+    }
     case "approval-options": {
       const r = await approval({
         response_options: [
