@@ -172,6 +172,32 @@ describe("questions", () => {
   });
 });
 
+describe("one pending request per task (REQUEST_PENDING)", () => {
+  test("a second interaction raised while one is pending is refused; the first stays intact and answerable", async () => {
+    const id = await h.submit("interaction-pair:make");
+    const t = await h.waitFor(id, (v) => v.pending_request_id !== null);
+    const first = t.pending_request as Record<string, unknown>;
+    expect([t.status, first.kind, first.status]).toEqual(["waiting_for_approval", "approval", "pending"]);
+    // The refusal reached the provider's adapter as REQUEST_PENDING ...
+    let ev = (await h.call("task.events", { task_id: id, limit: 500 })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
+    for (let i = 0; i < 100 && !ev.some((e) => e.event_type === "interaction.error"); i++) {
+      await Bun.sleep(20);
+      ev = (await h.call("task.events", { task_id: id, limit: 500 })).events as typeof ev;
+    }
+    expect(ev.filter((e) => e.event_type === "interaction.error").map((e) => e.payload)).toEqual([{ code: "REQUEST_PENDING" }]);
+    // ... and nothing of the second request exists: no row, no event, no status change.
+    const rows = h.bridge.service.store.db.query("SELECT request_id, kind, status FROM interactions WHERE task_id = ?").all(id);
+    expect(rows).toEqual([{ request_id: first.request_id, kind: "approval", status: "pending" }]);
+    expect(ev.filter((e) => e.event_type.endsWith(".requested")).map((e) => e.event_type)).toEqual(["approval.requested"]);
+    const again = await h.call("task.get", { task_id: id });
+    expect([again.status, again.pending_request_id]).toEqual(["waiting_for_approval", first.request_id]);
+    // The first request is still answered normally; the provider then finishes with both outcomes.
+    await h.call("task.approval.respond", { task_id: id, request_id: first.request_id, decision: "approve_once" });
+    const done = await h.waitTerminal(id);
+    expect([done.status, done.final_response]).toEqual(["succeeded", "first=approve_once second=REQUEST_PENDING"]);
+  });
+});
+
 describe("expiry", () => {
   test("task deadline while waiting: expires_at == deadline_at, interrupted/AGENT_TASK_TIMED_OUT, late answer stale", async () => {
     const t1 = await startHarness({ agent: { task_timeout_seconds: 1 } });

@@ -93,6 +93,21 @@ export class FakeAdapter implements RuntimeAdapter {
         // the provider is gone; the read loop reports it
       }
     };
+    // A frame with `nowait: true` is asked without blocking the read loop (so the provider can ask
+    // again meanwhile); the outcome, or the Bridge's refusal code, goes back tagged with its id.
+    const askWithoutWaiting = (msg: Record<string, unknown>, ask: () => Promise<unknown>) => {
+      const id = String(msg.id);
+      let asked: Promise<unknown>;
+      try {
+        asked = ask();
+      } catch (err) {
+        asked = Promise.reject(err);
+      }
+      observed(ctx, asked).then(
+        (resolution) => write({ type: `${String(msg.type)}_result`, id, resolution }),
+        (err) => write({ type: "interaction_error", id, code: err instanceof ServerfsError ? err.code : "AGENT_PROVIDER_ERROR" }),
+      );
+    };
     try {
       write({
         type: "start",
@@ -131,12 +146,20 @@ export class FakeAdapter implements RuntimeAdapter {
               ctx.emitEvent(String(msg.event_type), (msg.payload ?? {}) as Record<string, unknown>);
               break;
             case "approval": {
+              if (msg.nowait === true) {
+                askWithoutWaiting(msg, () => ctx.requestApproval(msg.request as ApprovalRequest));
+                break;
+              }
               const resolution = await observed(ctx, ctx.requestApproval(msg.request as ApprovalRequest));
               ctx.emitEvent("approval.observed", { decision: resolution.decision, option_id: resolution.option_id ?? null });
               write({ type: "approval_result", resolution });
               break;
             }
             case "question": {
+              if (msg.nowait === true) {
+                askWithoutWaiting(msg, () => ctx.askQuestion(msg.request as QuestionRequest));
+                break;
+              }
               const resolution = await observed(ctx, ctx.askQuestion(msg.request as QuestionRequest));
               write({ type: "question_result", resolution });
               break;

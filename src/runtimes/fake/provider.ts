@@ -102,6 +102,30 @@ export async function runFakeProvider(): Promise<void> {
       result(`approval=${String(r.decision)}`);
       break;
     }
+    case "interaction-pair": {
+      // Raises an approval and, without waiting for it, a question: the Bridge allows one pending
+      // request per task. Reports each outcome: a decision / answer, or the refusal code.
+      const question = {
+        questions: [{ question_id: "q1", prompt: arg, options: [{ option_id: "a", label: "A" }], multi_select: false, allow_free_text: true }],
+      };
+      send({
+        type: "approval",
+        id: "first",
+        nowait: true,
+        request: { category: "command", title: `Run ${arg}`, command_display: arg, available_decisions: ["approve_once", "deny", "cancel_task"] },
+      });
+      send({ type: "question", id: "second", nowait: true, request: question });
+      const outcome: Record<string, string> = {};
+      while (outcome.first === undefined || outcome.second === undefined) {
+        const m = await next();
+        const id = String(m.id);
+        if (m.type === "interaction_error") outcome[id] = String(m.code);
+        else if (m.type === "approval_result") outcome[id] = String((m.resolution as Record<string, unknown>).decision);
+        else if (m.type === "question_result") outcome[id] = "answered";
+      }
+      result(`first=${outcome.first} second=${outcome.second}`);
+      break;
+    }
     case "approval-options": {
       const r = await approval({
         response_options: [
