@@ -10,7 +10,8 @@
 // allowed, answers returned in `updatedInput.answers` as {question text: "a, b, free text"}.
 import type { PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
 import { ServerfsError } from "../../errors.ts";
-import type { ApprovalDecision, ApprovalRequest, ApprovalResolution, QuestionRequest, QuestionResolution } from "../types.ts";
+import { untilWithdrawn } from "../native/turn-support.ts";
+import type { ApprovalDecision, ApprovalRequest, ApprovalResolution, QuestionRequest, QuestionResolution, TaskContext } from "../types.ts";
 
 export interface ToolPermissionContext {
   suggestions?: unknown[];
@@ -131,4 +132,30 @@ export function answeredInput(input: Record<string, unknown>, resolution: Questi
     answers[q.question] = parts.join(", ");
   });
   return { ...input, answers };
+}
+
+/**
+ * One permission prompt (Claude Code's, or qodercli's in the same shape) put to the human:
+ * AskUserQuestion as a ServerFS question, any other tool as an approval. Rejects as the
+ * interaction does (expiry, staleness) or with REQUEST_STALE once `withdrawn` aborts.
+ */
+export async function askHuman(
+  ctx: Pick<TaskContext, "askQuestion" | "requestApproval">,
+  tool: string,
+  input: Record<string, unknown>,
+  context: ToolPermissionContext,
+  withdrawn: AbortSignal,
+): Promise<PermissionResult> {
+  if (tool === "AskUserQuestion") {
+    let question;
+    try {
+      question = questionFor(input);
+    } catch {
+      return { behavior: "deny", message: "ServerFS could not relay these questions." };
+    }
+    const answers = await untilWithdrawn(ctx.askQuestion(question), withdrawn);
+    return { behavior: "allow", updatedInput: answeredInput(input, answers) };
+  }
+  const resolution = await untilWithdrawn(ctx.requestApproval(approvalFor(tool, input, context)), withdrawn);
+  return permissionResult(input, context, resolution);
 }

@@ -11,10 +11,10 @@ import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
-import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, stopWithProof, untilWithdrawn, type Diagnostics } from "../native/turn-support.ts";
+import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, stopWithProof, type Diagnostics } from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { ContainedSpawn } from "./contained-spawn.ts";
-import { DENY_MESSAGE, answeredInput, approvalFor, permissionResult, questionFor, type PermissionResult, type ToolPermissionContext } from "./permissions.ts";
+import { DENY_MESSAGE, askHuman, type PermissionResult, type ToolPermissionContext } from "./permissions.ts";
 
 const INTERRUPT_BOUND_MS = 3_000;
 const DRAIN_AFTER_RESULT_MS = 5_000;
@@ -215,18 +215,7 @@ export class ClaudeTurn {
     this.humanWaits.add(wait);
     this.idle.clear();
     try {
-      if (tool === "AskUserQuestion") {
-        let question;
-        try {
-          question = questionFor(input);
-        } catch {
-          return { behavior: "deny", message: "ServerFS could not relay these questions." };
-        }
-        const answers = await untilWithdrawn(this.ctx.askQuestion(question), wait.signal);
-        return { behavior: "allow", updatedInput: answeredInput(input, answers) };
-      }
-      const resolution = await untilWithdrawn(this.ctx.requestApproval(approvalFor(tool, input, opts)), wait.signal);
-      return permissionResult(input, opts, resolution);
+      return await askHuman(this.ctx, tool, input, opts, wait.signal);
     } catch (err) {
       // Expiry or staleness ends the turn with that error, unless this is a cancel (already terminal).
       if (!this.stopping.signal.aborted && !wait.signal.aborted) {

@@ -10,7 +10,7 @@ import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
-import { DENY_MESSAGE, answeredInput, approvalFor, permissionResult, questionFor, type ToolPermissionContext } from "../claude/permissions.ts";
+import { DENY_MESSAGE, askHuman, type ToolPermissionContext } from "../claude/permissions.ts";
 import {
   HumanWaits,
   IdleWatchdog,
@@ -18,7 +18,6 @@ import {
   abortable,
   cancelledError,
   stopWithProof,
-  untilWithdrawn,
   type Diagnostics,
 } from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
@@ -215,18 +214,7 @@ export class QoderTurn {
     };
     this.idle.clear();
     try {
-      if (tool === "AskUserQuestion") {
-        let question;
-        try {
-          question = questionFor(input);
-        } catch {
-          return { behavior: "deny", message: "ServerFS could not relay these questions." };
-        }
-        const answers = await untilWithdrawn(this.ctx.askQuestion(question), withdrawn);
-        return { behavior: "allow", updatedInput: answeredInput(input, answers) };
-      }
-      const resolution = await untilWithdrawn(this.ctx.requestApproval(approvalFor(tool, input, context)), withdrawn);
-      return permissionResult(input, context, resolution) as Record<string, unknown>;
+      return (await askHuman(this.ctx, tool, input, context, withdrawn)) as Record<string, unknown>;
     } catch (err) {
       if (!this.stopping.signal.aborted && !withdrawn.aborted) this.stream?.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
       return refusal;
