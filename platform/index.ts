@@ -9,7 +9,8 @@ import { createLinuxContainment } from "./linux/containment.ts";
 import { createLinuxLeases } from "./linux/lease.ts";
 import { linuxPeerCredentials } from "./linux/peercred.ts";
 import { becomeLinuxSubreaper } from "./linux/subreaper.ts";
-import type { Containment, LeaseProvider, PeerIdentity } from "./types.ts";
+import { JournalSlot, journaledContainment } from "./journal.ts";
+import type { Containment, LeaseProvider, PeerIdentity, SpawnJournal } from "./types.ts";
 import { createWindowsContainment } from "./windows/containment.ts";
 import { createWindowsLeases } from "./windows/lease.ts";
 import { pipeName as windowsPipeName, pipeNameForSid } from "./windows/pipe.ts";
@@ -22,30 +23,44 @@ export { pipeNameForSid };
 export type * from "./types.ts";
 
 let containmentInstance: Containment | null = null;
+const journals = new JournalSlot();
 let leaseInstance: LeaseProvider | null = null;
 
 function unsupported(what: string): ServerfsError {
   return new ServerfsError("PLATFORM_UNSUPPORTED", `${what} is not available on ${process.platform}`);
 }
 
-/** The process containment for this OS (one shared instance). */
+/**
+ * The process containment for this OS (one shared instance). Every spawn through it is written to
+ * the installed spawn journal, if any (see installSpawnJournal).
+ */
 export function containment(): Containment {
   if (containmentInstance === null) {
+    let os: Containment;
     switch (process.platform) {
       case "linux":
-        containmentInstance = createLinuxContainment();
+        os = createLinuxContainment();
         break;
       case "darwin":
-        containmentInstance = createDarwinContainment();
+        os = createDarwinContainment();
         break;
       case "win32":
-        containmentInstance = createWindowsContainment();
+        os = createWindowsContainment();
         break;
       default:
         throw unsupported("process containment");
     }
+    containmentInstance = journaledContainment(os, () => journals.current());
   }
   return containmentInstance;
+}
+
+/**
+ * The running Bridge installs its journal of run ids started outside any task (probes, model
+ * discovery), so its next start can sweep leftovers of a crash. Returns the uninstall function.
+ */
+export function installSpawnJournal(journal: SpawnJournal): () => void {
+  return journals.install(journal);
 }
 
 /** Exclusive, non-blocking, non-inheritable file leases for this OS. */

@@ -54,6 +54,18 @@ export interface Containment {
   sweep(runIds: string[], graceMs: number): Promise<SweepResult>;
 }
 
+/**
+ * Where processes started outside any task (runtime probes, model discovery) are written down, so
+ * a restarted Bridge can sweep what a crash left behind. `record` runs before the spawn and must be
+ * durable when it returns (throwing refuses the spawn); `clear` runs once the process's containment
+ * set was proved stopped (or the spawn failed) and never throws. A journal may decline a run id
+ * (e.g. a task's, which task reconciliation sweeps) by doing nothing.
+ */
+export interface SpawnJournal {
+  record(runId: string): void;
+  clear(runId: string): void;
+}
+
 /** An exclusive, non-blocking, non-inheritable file lock (flock on POSIX, LockFileEx on Windows). */
 export interface FileLease {
   readonly path: string;

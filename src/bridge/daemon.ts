@@ -3,13 +3,14 @@
 import fs from "node:fs";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
-import { containment, ensureBridgeToken, leases, peerCredentials } from "../../platform/index.ts";
+import { containment, ensureBridgeToken, installSpawnJournal, leases, peerCredentials } from "../../platform/index.ts";
 import type { Containment, FileLease } from "../../platform/types.ts";
 import { buildAdapters } from "./adapters.ts";
 import { bridgePaths, type BridgePaths } from "./deployment.ts";
 import { listenPosix, type BridgeListener } from "./ipc/server.posix.ts";
 import { listenWindowsPipe } from "./ipc/server.windows.ts";
 import { ensurePrivateDir, LeaseManager } from "./lease.ts";
+import { OutsideRunJournal } from "./outside-runs.ts";
 import type { BridgeLimits } from "./limits.ts";
 import { providerEnvironment } from "./provider-env.ts";
 import { BridgeService, type LogFn } from "./service.ts";
@@ -49,8 +50,12 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
   })();
   if (!instance) throw new ServerfsError("BRIDGE_ALREADY_RUNNING", "another Bridge already runs for this state directory");
   let db: ReturnType<typeof openStateDatabase> | null = null;
+  let uninstallJournal: (() => void) | null = null;
   try {
     ensurePrivateDir(paths.spoolDir, "STATE_DIRECTORY_UNSAFE");
+    // From here on, every process this Bridge starts outside a task is written down before it exists.
+    const outsideRuns = new OutsideRunJournal(paths.outsideRunsDir);
+    uninstallJournal = installSpawnJournal(outsideRuns);
     db = openStateDatabase(paths.dbPath);
     const store = new TaskStore(db);
     const leaseManager = new LeaseManager(registry, leases());
@@ -74,6 +79,7 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
       log,
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.stopGraceMs !== undefined ? { stopGraceMs: opts.stopGraceMs } : {}),
+      outsideRuns,
     });
     const reconciled = await service.start();
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
@@ -84,6 +90,7 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
     log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
     let closing: Promise<void> | null = null;
     const openDb = db;
+    const uninstall = uninstallJournal;
     return {
       service,
       listener,
@@ -93,6 +100,7 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
         closing ??= (async () => {
           await listener.close();
           await service.close();
+          uninstall();
           openDb.close();
           instance.release();
         })();
@@ -100,6 +108,7 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
       },
     };
   } catch (err) {
+    uninstallJournal?.();
     db?.close();
     instance.release();
     throw err;

@@ -7,6 +7,8 @@ import type { Registry } from "../config/types.ts";
 export interface BridgePaths extends DeploymentPaths {
   guardDir: string;
   instanceLock: string;
+  /** Run ids of processes started outside any task, until their stop is proved (outside-runs.ts). */
+  outsideRunsDir: string;
 }
 
 export function bridgePaths(registry: Registry): BridgePaths {
@@ -15,6 +17,7 @@ export function bridgePaths(registry: Registry): BridgePaths {
     ...p,
     guardDir: path.join(p.locksDir, "active"),
     instanceLock: path.join(p.stateDir, "bridge.lock"),
+    outsideRunsDir: path.join(p.stateDir, "outside-runs"),
   };
 }
 

@@ -23,6 +23,7 @@ import { leaseFiles, type BridgePaths } from "./deployment.ts";
 import { listGuards, publishGuard, readGuard, removeGuard, updateGuard } from "./guard.ts";
 import { normalizeApproval, normalizeQuestion, validateAnswers, validateApprovalAnswer } from "./interactions.ts";
 import { LeaseManager } from "./lease.ts";
+import { taskRunId, type OutsideRunJournal } from "./outside-runs.ts";
 import { isTerminal, isWaiting, type TaskStatus } from "./lifecycle.ts";
 import { bridgeLimits, PROVIDER_CANCEL_BOUND_MS, type BridgeLimits } from "./limits.ts";
 import { Redactor } from "./redact.ts";
@@ -56,6 +57,8 @@ export interface ServiceDeps {
   limits?: Partial<BridgeLimits>;
   /** Grace between TERM and KILL when stopping a provider tree. */
   stopGraceMs?: number;
+  /** Run ids started outside any task (probes); leftovers of earlier instances are swept at start. */
+  outsideRuns?: OutsideRunJournal;
 }
 
 type AbortReason = "cancel" | "timeout" | "interaction_timeout" | "shutdown";
@@ -214,9 +217,38 @@ export class BridgeService {
         // the guard stays: fail closed
       }
     }
+    await this.sweepOutsideRuns();
     this.events.flush();
     this.started = true;
     return reconciled;
+  }
+
+  /**
+   * Processes an earlier Bridge started outside any task (runtime probes, model discovery) and did
+   * not prove stopped — typically because it crashed: sweep their exact run markers; a record is
+   * removed only with proof, otherwise it stays for the next start. Never fails the start.
+   */
+  private async sweepOutsideRuns(): Promise<void> {
+    const journal = this.deps.outsideRuns;
+    if (!journal) return;
+    const leftovers = journal.leftovers();
+    if (leftovers.length === 0) return;
+    try {
+      const r = await this.deps.containment.sweep(
+        leftovers.map((l) => l.runId),
+        this.stopGraceMs,
+      );
+      this.log("reconcile.outside_sweep", {
+        run_ids: leftovers.length,
+        found: r.found,
+        method: r.evidence.method,
+        proved: r.evidence.proved,
+        survivor_pids: r.evidence.survivors.map((s) => s.pid),
+      });
+      if (r.evidence.proved) journal.remove(leftovers);
+    } catch (err) {
+      this.log("reconcile.outside_sweep_failed", { run_ids: leftovers.length, code: toServerfsError(err).code });
+    }
   }
 
   /**
@@ -441,7 +473,7 @@ export class BridgeService {
       this.deps.leases.acquire(p.workdir);
     }
     const taskId = newId("agt_");
-    const runId = `run_${taskId.slice(4)}`;
+    const runId = taskRunId(taskId);
     let inserted = false;
     try {
       const now = nowIso();
