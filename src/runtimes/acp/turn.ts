@@ -6,13 +6,11 @@
 // are answered `cancelled`, `session/cancel` is sent, the prompt gets a bounded grace, and then
 // the transport is closed and the containment set stopped.
 import * as acp from "@agentclientprotocol/sdk";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
-import { IdleWatchdog, TaskDiagnostics, cancelledError, type Diagnostics } from "../native/turn-support.ts";
+import { IdleWatchdog, TaskDiagnostics, cancelledError, runTurnFrame, type Diagnostics } from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { findModelOption, snapshotFrom } from "./capabilities.ts";
 import { childEnvExtras } from "./child-env.ts";
@@ -90,23 +88,18 @@ export class AcpTurn {
   }
 
   async run(): Promise<AdapterResult> {
-    const onAbort = () => this.cancel();
-    if (this.ctx.signal.aborted) throw cancelledError();
-    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
     // Run ids may contain ':' (not a file name character on Windows).
-    const tmpDir = path.join(this.opts.tmpRoot, `acp-${this.ctx.runId.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+    const tmpName = `acp-${this.ctx.runId.replace(/[^A-Za-z0-9._-]/g, "_")}`;
     try {
-      fs.mkdirSync(this.opts.tmpRoot, { recursive: true, mode: 0o700 });
-      fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-      return await this.drive(tmpDir);
+      return await runTurnFrame(this.ctx, this, this.opts.tmpRoot, tmpName, (tmpDir) => this.drive(tmpDir));
     } catch (err) {
       if (this.cancelRequested) throw cancelledError();
       throw toServerfsError(err, "AGENT_PROVIDER_ERROR", "the ACP agent failed");
-    } finally {
-      this.ctx.signal.removeEventListener("abort", onAbort);
-      this.idle.clear();
-      fs.rmSync(tmpDir, { recursive: true, force: true });
     }
+  }
+
+  cleanup(): void {
+    this.idle.clear();
   }
 
   private async drive(tmpDir: string): Promise<AdapterResult> {

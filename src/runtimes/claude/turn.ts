@@ -5,13 +5,11 @@
 // one-message stream kept open until the turn's result, which is what lets `interrupt()` work.
 // Cancel: withdraw a pending human wait (deny + interrupt to the CLI), `interrupt()`, then the
 // containment set is stopped with proof — the SDK's own abort is never trusted for that.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
-import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, stopWithProof, type Diagnostics } from "../native/turn-support.ts";
+import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, runTurnFrame, stopWithProof, type Diagnostics } from "../native/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { ContainedSpawn } from "./contained-spawn.ts";
 import { DENY_MESSAGE, askHuman, type PermissionResult, type ToolPermissionContext } from "./permissions.ts";
@@ -77,31 +75,28 @@ export class ClaudeTurn {
     this.sdkAbort.abort();
   }
 
-  async run(): Promise<AdapterResult> {
-    if (this.ctx.signal.aborted) throw cancelledError();
-    const onAbort = () => this.cancel();
-    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const tmpDir = path.join(this.opts.tmpRoot, `claude-${this.ctx.runId}`);
+  run(): Promise<AdapterResult> {
+    return runTurnFrame(this.ctx, this, this.opts.tmpRoot, `claude-${this.ctx.runId}`, (tmpDir) => this.drive(tmpDir));
+  }
+
+  /** After the run, whatever its end: no idle timer, and the prompt stream ended. */
+  cleanup(): void {
+    this.idle.clear();
+    this.endInput();
+  }
+
+  private async drive(tmpDir: string): Promise<AdapterResult> {
+    let result: AdapterResult;
     try {
-      fs.mkdirSync(this.opts.tmpRoot, { recursive: true, mode: 0o700 });
-      fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-      let result: AdapterResult;
-      try {
-        result = await this.converse(tmpDir);
-      } catch (err) {
-        const failure = this.cancelRequested ? cancelledError() : (this.idleFailure ?? toServerfsError(err, "AGENT_PROVIDER_ERROR", "claude code failed"));
-        if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diagnostics.record("sdk_error", err instanceof Error ? err.message : "error");
-        await this.teardown();
-        throw failure;
-      }
+      result = await this.converse(tmpDir);
+    } catch (err) {
+      const failure = this.cancelRequested ? cancelledError() : (this.idleFailure ?? toServerfsError(err, "AGENT_PROVIDER_ERROR", "claude code failed"));
+      if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diagnostics.record("sdk_error", err instanceof Error ? err.message : "error");
       await this.teardown();
-      return result;
-    } finally {
-      this.ctx.signal.removeEventListener("abort", onAbort);
-      this.idle.clear();
-      this.endInput();
-      fs.rmSync(tmpDir, { recursive: true, force: true });
+      throw failure;
     }
+    await this.teardown();
+    return result;
   }
 
   private async converse(tmpDir: string): Promise<AdapterResult> {

@@ -6,8 +6,6 @@
 // pending human wait answers Codex "cancel", `turn/interrupt` is sent, and because unified-exec
 // keeps a running command alive after an interrupt (native-findings §1 "Cancellation") the whole
 // containment set is stopped rather than trusting the interrupt.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
@@ -19,6 +17,7 @@ import {
   TaskDiagnostics,
   abortable,
   cancelledError,
+  runTurnFrame,
   stopWithProof,
   untilWithdrawn,
   type Diagnostics,
@@ -125,21 +124,14 @@ export class CodexTurn {
     }
   }
 
-  async run(): Promise<AdapterResult> {
-    if (this.ctx.signal.aborted) throw cancelledError();
-    const onAbort = () => this.cancel();
-    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const tmpDir = path.join(this.opts.tmpRoot, `codex-${this.ctx.runId}`);
-    try {
-      fs.mkdirSync(this.opts.tmpRoot, { recursive: true, mode: 0o700 });
-      fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-      return await this.drive(tmpDir);
-    } finally {
-      this.ctx.signal.removeEventListener("abort", onAbort);
-      this.idle.clear();
-      for (const w of this.turnIdWaiters.splice(0)) w(null);
-      fs.rmSync(tmpDir, { recursive: true, force: true });
-    }
+  run(): Promise<AdapterResult> {
+    return runTurnFrame(this.ctx, this, this.opts.tmpRoot, `codex-${this.ctx.runId}`, (tmpDir) => this.drive(tmpDir));
+  }
+
+  /** After the run, whatever its end: no idle timer, and no steer left waiting for a turn id. */
+  cleanup(): void {
+    this.idle.clear();
+    for (const w of this.turnIdWaiters.splice(0)) w(null);
   }
 
   private async drive(tmpDir: string): Promise<AdapterResult> {

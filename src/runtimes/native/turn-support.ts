@@ -1,6 +1,9 @@
 // What every provider turn (ACP, Codex, Claude, Qoder) does the same way around its own protocol:
-// private diagnostics, the event-idle bound, waiting on a human that the provider may withdraw,
-// racing a wait against the turn stopping, and proving the child's containment set stopped.
+// the frame of its run, private diagnostics, the event-idle bound, waiting on a human that the
+// provider may withdraw, racing a wait against the turn stopping, and proving the child's
+// containment set stopped.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { Redactor } from "../../bridge/redact.ts";
 import { ServerfsError } from "../../errors.ts";
@@ -13,6 +16,33 @@ export interface Diagnostics {
 
 export function cancelledError(): ServerfsError {
   return new ServerfsError("AGENT_TASK_TERMINAL", "the task was cancelled");
+}
+
+/**
+ * The frame of a turn's run(): a task already cancelled starts nothing, a cancel while it runs
+ * reaches `turn.cancel`, and the provider child gets a private (0700) temp directory under the
+ * deployment's tmp root, removed after `turn.cleanup` once the body has ended either way.
+ */
+export async function runTurnFrame<T>(
+  ctx: Pick<TaskContext, "signal">,
+  turn: { cancel(): void; cleanup(): void },
+  tmpRoot: string,
+  tmpName: string,
+  body: (tmpDir: string) => Promise<T>,
+): Promise<T> {
+  if (ctx.signal.aborted) throw cancelledError();
+  const onAbort = () => turn.cancel();
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  const tmpDir = path.join(tmpRoot, tmpName);
+  try {
+    fs.mkdirSync(tmpRoot, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    return await body(tmpDir);
+  } finally {
+    ctx.signal.removeEventListener("abort", onAbort);
+    turn.cleanup();
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+  }
 }
 
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;

@@ -4,8 +4,6 @@
 // the Agent proxy with `set_proxy` before the prompt (agent-reference §10.5), send one user
 // message, broker every `can_use_tool` to a human, and end with a proved stop of the set.
 // Cancel: withdraw a pending human wait (deny + interrupt), send `interrupt`, then stop the set.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
@@ -17,6 +15,7 @@ import {
   TaskDiagnostics,
   abortable,
   cancelledError,
+  runTurnFrame,
   stopWithProof,
   type Diagnostics,
 } from "../native/turn-support.ts";
@@ -93,30 +92,26 @@ export class QoderTurn {
     await this.stream.control({ subtype: "interrupt" }, INTERRUPT_BOUND_MS).catch(() => {});
   }
 
-  async run(): Promise<AdapterResult> {
-    if (this.ctx.signal.aborted) throw cancelledError();
-    const onAbort = () => this.cancel();
-    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const tmpDir = path.join(this.opts.tmpRoot, `qoder-${this.ctx.runId}`);
+  run(): Promise<AdapterResult> {
+    return runTurnFrame(this.ctx, this, this.opts.tmpRoot, `qoder-${this.ctx.runId}`, (tmpDir) => this.drive(tmpDir));
+  }
+
+  cleanup(): void {
+    this.idle.clear();
+  }
+
+  private async drive(tmpDir: string): Promise<AdapterResult> {
+    let out: AdapterResult;
     try {
-      fs.mkdirSync(this.opts.tmpRoot, { recursive: true, mode: 0o700 });
-      fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-      let out: AdapterResult;
-      try {
-        out = await this.converse(tmpDir);
-      } catch (err) {
-        const failure = this.cancelRequested ? cancelledError() : toServerfsError(err, "AGENT_PROVIDER_ERROR", "qodercli failed");
-        this.stopping.abort(failure);
-        await this.teardown();
-        throw failure;
-      }
+      out = await this.converse(tmpDir);
+    } catch (err) {
+      const failure = this.cancelRequested ? cancelledError() : toServerfsError(err, "AGENT_PROVIDER_ERROR", "qodercli failed");
+      this.stopping.abort(failure);
       await this.teardown();
-      return out;
-    } finally {
-      this.ctx.signal.removeEventListener("abort", onAbort);
-      this.idle.clear();
-      fs.rmSync(tmpDir, { recursive: true, force: true });
+      throw failure;
     }
+    await this.teardown();
+    return out;
   }
 
   private async converse(tmpDir: string): Promise<AdapterResult> {
