@@ -1,7 +1,6 @@
 // Entry point for the Bridge: the Claude runtime family (one adapter when `[agent.claude]` is enabled).
-import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
-import { loggerDiagnostics } from "../codex/index.ts";
+import { nativeRuntimeFamily } from "../native/turn-adapter.ts";
 import type { Diagnostics } from "../native/turn-support.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../types.ts";
 import { ClaudeAdapter } from "./adapter.ts";
@@ -14,13 +13,5 @@ export function claudeRuntimeFamily(
   _options: unknown = {},
   diagnostics?: Diagnostics,
 ): RuntimeAdapter[] {
-  if (!registry.agent.claude.enabled) return [];
-  return [
-    new ClaudeAdapter({
-      config: registry.agent.claude,
-      agent: registry.agent,
-      tmpRoot: deploymentPaths(registry).tmpDir,
-      diagnostics: diagnostics ?? loggerDiagnostics(registry),
-    }),
-  ];
+  return nativeRuntimeFamily(registry, registry.agent.claude, diagnostics, (opts) => new ClaudeAdapter(opts));
 }

@@ -1,10 +1,9 @@
 // Entry point for the Bridge: the Codex runtime family (one adapter when `[agent.codex]` is enabled).
-import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
-import { createLogger } from "../../log.ts";
+import { nativeRuntimeFamily } from "../native/turn-adapter.ts";
+import type { Diagnostics } from "../native/turn-support.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../types.ts";
 import { CodexAdapter } from "./adapter.ts";
-import type { Diagnostics } from "../native/turn-support.ts";
 
 export { CodexAdapter } from "./adapter.ts";
 
@@ -14,12 +13,5 @@ export function codexRuntimeFamily(
   _options: unknown = {},
   diagnostics?: Diagnostics,
 ): RuntimeAdapter[] {
-  if (!registry.agent.codex.enabled) return [];
-  const logger = diagnostics ?? loggerDiagnostics(registry);
-  return [new CodexAdapter({ config: registry.agent.codex, agent: registry.agent, tmpRoot: deploymentPaths(registry).tmpDir, diagnostics: logger })];
-}
-
-export function loggerDiagnostics(registry: Registry): Diagnostics {
-  const logger = createLogger({ level: registry.server.log_level });
-  return { record: (kind, fields) => logger.warn(`native.${kind}`, fields) };
+  return nativeRuntimeFamily(registry, registry.agent.codex, diagnostics, (opts) => new CodexAdapter(opts));
 }

@@ -4,8 +4,10 @@
 // such a child never outlives a Bridge restart, a recorded session id is the most reconcile can
 // offer.
 import { providerEnvironment } from "../../bridge/provider-env.ts";
-import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
+import { deploymentPaths } from "../../config/paths.ts";
+import type { AgentConfig, NativeRuntimeConfig, Registry } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
+import { createLogger } from "../../log.ts";
 import { executableVersion, resolveExecutable } from "../codex/binary.ts";
 import type { Diagnostics } from "./turn-support.ts";
 import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, TaskContext, TaskFacts } from "../types.ts";
@@ -135,4 +137,20 @@ export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<
     this.activeTurn(taskId);
     throw new ServerfsError("AGENT_PROVIDER_ERROR", `runtime ${this.name} does not take messages while a task runs (live_steer=false); submit a continuation`);
   }
+}
+
+/** A native runtime family (the RuntimeFamily shape): its one adapter when its config block is enabled. */
+export function nativeRuntimeFamily(
+  registry: Registry,
+  config: NativeRuntimeConfig,
+  diagnostics: Diagnostics | undefined,
+  build: (opts: NativeAdapterOptions) => RuntimeAdapter,
+): RuntimeAdapter[] {
+  if (!config.enabled) return [];
+  return [build({ config, agent: registry.agent, tmpRoot: deploymentPaths(registry).tmpDir, diagnostics: diagnostics ?? loggerDiagnostics(registry) })];
+}
+
+export function loggerDiagnostics(registry: Registry): Diagnostics {
+  const logger = createLogger({ level: registry.server.log_level });
+  return { record: (kind, fields) => logger.warn(`native.${kind}`, fields) };
 }
