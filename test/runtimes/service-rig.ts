@@ -32,6 +32,28 @@ export class RecordingDiagnostics implements Diagnostics {
   }
 }
 
+/** The [agent] settings these suites start from: the Agent on, every runtime off, no proxy. */
+export function testAgentConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
+  return {
+    enabled: true,
+    enable_fake_runtime: false,
+    bridge_timeout_seconds: 30,
+    task_timeout_seconds: 600,
+    interaction_timeout_seconds: 600,
+    max_active_tasks: 4,
+    retention_seconds: 604_800,
+    result_spool_threshold_bytes: 262_144,
+    event_idle_timeout_seconds: null,
+    provider_env_file: null,
+    codex: { enabled: false, bin: "codex", use_proxy: false },
+    claude: { enabled: false, bin: "claude", use_proxy: false },
+    qoder: { enabled: false, bin: "qodercli", use_proxy: false },
+    proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
+    acp_profiles: [],
+    ...overrides,
+  };
+}
+
 export type Family = (registry: Registry, services: (runtime: string) => RuntimeServices, options: unknown, diagnostics: RecordingDiagnostics) => RuntimeAdapter[];
 
 export interface ServiceRig {
@@ -80,24 +102,7 @@ async function startServiceRig(o: RigOptions): Promise<ServiceRig> {
         agent_runtimes: o.runtimes,
       },
     ],
-    agent: {
-      enabled: true,
-      enable_fake_runtime: false,
-      bridge_timeout_seconds: 30,
-      task_timeout_seconds: 600,
-      interaction_timeout_seconds: 600,
-      max_active_tasks: 4,
-      retention_seconds: 604_800,
-      result_spool_threshold_bytes: 262_144,
-      event_idle_timeout_seconds: null,
-      provider_env_file: null,
-      codex: { enabled: false, bin: "codex", use_proxy: false },
-      claude: { enabled: false, bin: "claude", use_proxy: false },
-      qoder: { enabled: false, bin: "qodercli", use_proxy: false },
-      proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
-      acp_profiles: [],
-      ...o.agent,
-    },
+    agent: testAgentConfig(o.agent),
   };
   const paths = bridgePaths(registry);
   ensurePrivateDir(paths.stateDir, "STATE_DIRECTORY_UNSAFE");

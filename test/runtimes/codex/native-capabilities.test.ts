@@ -16,7 +16,7 @@ import { resolveExecutable } from "../../../src/runtimes/codex/binary.ts";
 import { QoderAdapter } from "../../../src/runtimes/qoder/index.ts";
 import { parseQoderVersion } from "../../../src/runtimes/qoder/adapter.ts";
 import type { TaskContext } from "../../../src/runtimes/types.ts";
-import { RecordingDiagnostics, tempDir } from "../service-rig.ts";
+import { RecordingDiagnostics, tempDir, testAgentConfig } from "../service-rig.ts";
 
 const root = tempDir("serverfs-native-caps-");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -83,23 +83,7 @@ describe("native runtime capabilities", () => {
       server: { log_level: "ERROR", state_dir: path.join(root, "state") },
       limits: { ...DEFAULT_LIMITS },
       workdirs: [],
-      agent: {
-        enabled: true,
-        enable_fake_runtime: false,
-        bridge_timeout_seconds: 30,
-        task_timeout_seconds: 600,
-        interaction_timeout_seconds: 600,
-        max_active_tasks: 4,
-        retention_seconds: 604_800,
-        result_spool_threshold_bytes: 262_144,
-        event_idle_timeout_seconds: null,
-        provider_env_file: null,
-        codex: { ...missing, enabled },
-        claude: { ...missing, enabled },
-        qoder: { ...missing, enabled },
-        proxy: agent.proxy,
-        acp_profiles: [],
-      },
+      agent: testAgentConfig({ codex: { ...missing, enabled }, claude: { ...missing, enabled }, qoder: { ...missing, enabled }, proxy: agent.proxy }),
     });
     const services = () => ({ loadCapabilities: () => null });
     expect([...buildAdapters(registry(false), services).keys()]).toEqual([]);
