@@ -28,7 +28,24 @@ export async function main(argv: string[]): Promise<number> {
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
+  // Not awaited: the host's initialize must not wait on a slow or hung mount.
+  void warnUnusableRoots(logger, registry, files);
   return serveOverStdio(mcp, logger);
+}
+
+/**
+ * A workdir whose root is missing, a symlink or unreadable stays configured (each call answers
+ * with its code), but the operator learns about it at start-up instead of from the assistant.
+ */
+async function warnUnusableRoots(logger: Logger, registry: Registry, files: FileService): Promise<void> {
+  for (const w of registry.workdirs) {
+    try {
+      await files.statFile({ workdir: w.alias, path: "" });
+    } catch (err) {
+      const code = (err as { code?: unknown })?.code;
+      logger.warn("workdir_unavailable", { workdir: w.alias, error_code: typeof code === "string" ? code : "INTERNAL_ERROR" });
+    }
+  }
 }
 
 /**

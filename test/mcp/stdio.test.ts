@@ -164,6 +164,47 @@ describe("process lifecycle", () => {
     expect(stderr).toContain('"reason":"stdin_eof"');
   });
 
+  test("a workdir root that is missing or a symlink is reported at start-up by alias and code, never by path; the others serve", async () => {
+    const link = path.join(base, "root-link");
+    fs.symlinkSync(path.join(base, "ro"), link);
+    try {
+      const proc = spawnServe([
+        "--workdir", `ok=${path.join(base, "ro")}`,
+        "--workdir", `gone=${path.join(base, "missing-root")}`,
+        "--workdir", `linked=${link}`,
+      ]);
+      const reader = proc.stdout.getReader();
+      const seen: string[] = [];
+      proc.stdin.write(
+        frames(INIT, INITIALIZED, {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "list_directory", arguments: { workdir: "ok" } },
+        }),
+      );
+      proc.stdin.flush();
+      await readUntil(reader, 2, seen);
+      expect(JSON.parse(seen.at(-1)!).result.isError).toBeUndefined();
+      proc.stdin.end();
+      expect(await proc.exited).toBe(0);
+      const stderr = await new Response(proc.stderr).text();
+      const warnings = stderr
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.event === "workdir_unavailable")
+        .map((l) => [l.level, l.workdir, l.error_code]);
+      expect(warnings).toEqual([
+        ["WARNING", "gone", "PATH_NOT_FOUND"],
+        ["WARNING", "linked", "SYMLINK_NOT_ALLOWED"],
+      ]);
+      expect(stderr).not.toContain(base);
+    } finally {
+      fs.unlinkSync(link);
+    }
+  });
+
   test("SIGTERM exits cleanly with code 0", async () => {
     const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
     const reader = proc.stdout.getReader();
