@@ -102,7 +102,7 @@ export function validateApprovalAnswer(payload: ApprovalRequest, answer: Approva
     if (!options) throw invalid("this request takes a decision, not an option_id");
     const chosen = options.find((o) => o.option_id === answer.option_id);
     if (!chosen) throw invalid(`option_id '${String(answer.option_id).slice(0, 64)}' was not offered`);
-    return { decision: KIND_TO_DECISION[chosen.kind], option_id: chosen.option_id, granted_permission_ids: granted };
+    return { decision: KIND_TO_DECISION[chosen.kind], option_id: chosen.option_id, option_kind: chosen.kind, granted_permission_ids: granted };
   }
   const decision = answer.decision as ApprovalDecision;
   if (!APPROVAL_DECISIONS.includes(decision)) throw invalid(`decision '${String(answer.decision).slice(0, 64)}' is unknown`);

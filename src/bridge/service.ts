@@ -1035,7 +1035,11 @@ export class BridgeService {
     this.events.append(
       taskId,
       "approval.resolved",
-      JSON.stringify(resolution.option_id ? { decision: resolution.decision, option_id: resolution.option_id } : { decision: resolution.decision }),
+      JSON.stringify(
+        resolution.option_id
+          ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind }
+          : { decision: resolution.decision },
+      ),
     );
     const task = this.store.closeInteraction(requestId, "resolved", resolution);
     const run = this.active.get(taskId);

@@ -52,6 +52,11 @@ export interface ApprovalResolution {
   decision: ApprovalDecision;
   /** Set iff the request offered response_options and the human chose one. */
   option_id?: string;
+  /**
+   * The chosen option's own kind, recorded beside the derived `decision`: a persistent
+   * `allow_always`/`reject_always` must stay visible as such, never read as approve_session/deny.
+   */
+  option_kind?: ResponseOptionKind;
   granted_permission_ids: string[];
 }
 

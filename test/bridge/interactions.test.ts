@@ -134,7 +134,11 @@ describe("approvals with response_options (ACP path)", () => {
     // allow_always is reported as what it is: the option id reaches the provider verbatim.
     expect((await h.waitTerminal(id)).final_response).toBe("option=opt-allow-always decision=approve_session");
     const ev = (await h.call("task.events", { task_id: id })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
-    expect(ev.find((e) => e.event_type === "approval.resolved")!.payload).toEqual({ decision: "approve_session", option_id: "opt-allow-always" });
+    expect(ev.find((e) => e.event_type === "approval.resolved")!.payload).toEqual({
+      decision: "approve_session",
+      option_id: "opt-allow-always",
+      option_kind: "allow_always",
+    });
   });
 
   test("decision cancel_task is still accepted on an option request", async () => {

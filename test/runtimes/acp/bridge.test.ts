@@ -53,6 +53,13 @@ describe("ACP through the Bridge service", () => {
     expect(done.status).toBe("succeeded");
     expect(done.final_response).toBe("chosen=opt-always kind=allow_always wrote");
     expect(fs.readFileSync(path.join(rig.workdir, "out.txt"), "utf8")).toBe("written by fixture");
+    // The record keeps the persistent choice visible as allow_always, not only as approve_session.
+    const events = (await rig.call("task.events", { task_id: id })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
+    expect(events.find((e) => e.event_type === "approval.resolved")?.payload).toEqual({
+      decision: "approve_session",
+      option_id: "opt-always",
+      option_kind: "allow_always",
+    });
     const late = await rig.fail("task.approval.respond", { task_id: id, request_id: pending.request_id, option_id: "opt-once" });
     expect(["REQUEST_ALREADY_RESOLVED", "REQUEST_STALE"]).toContain(late);
   });
