@@ -9,11 +9,10 @@ import path from "node:path";
 import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile } from "../../../src/config/types.ts";
 import { startFakeModel, type FakeModel } from "../../fixtures/acp/fake-model.ts";
+import { OPENCODE, OPENCODE_SUPPORTED, writeOpenCodeEnv } from "../../fixtures/acp/opencode-env.ts";
 import { pidAlive, processesWithHome, startAcpRig, tempDir, type ServiceRig } from "../service-rig.ts";
 
-const OPENCODE = path.resolve(import.meta.dir, "../../../node_modules/opencode-linux-x64/bin/opencode");
-// The pinned package ships per-OS binaries; this suite is wired to the Linux x64 one.
-const supported = process.platform === "linux" && process.arch === "x64";
+const supported = OPENCODE_SUPPORTED;
 
 let model: FakeModel;
 let base: string;
@@ -46,39 +45,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
     base = tempDir("serverfs-opencode-");
     home = path.join(base, "home");
     fs.mkdirSync(home);
-    const config = {
-      provider: {
-        fake: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Fake",
-          options: { baseURL: `${model.baseUrl}/v1`, apiKey: "fake-key" },
-          models: { "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 128000, output: 4096 } } },
-        },
-      },
-      model: "fake/fake-model",
-      small_model: "fake/fake-model",
-      autoupdate: false,
-      share: "disabled",
-      permission: { edit: "ask", bash: "ask" },
-    };
-    envFile = path.join(base, "provider.env");
-    const lines = [
-      "# OpenCode against the scripted local model",
-      `HOME=${home}`,
-      `XDG_CONFIG_HOME=${home}/.config`,
-      `XDG_DATA_HOME=${home}/.local/share`,
-      `XDG_CACHE_HOME=${home}/.cache`,
-      `XDG_STATE_HOME=${home}/.local/state`,
-      "TERM=dumb",
-      "NO_COLOR=1",
-      "CI=1",
-      `OPENCODE_CONFIG_CONTENT=${JSON.stringify(config)}`,
-      "OPENCODE_DISABLE_MODELS_FETCH=1",
-      "OPENCODE_DISABLE_AUTOUPDATE=1",
-      "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-      "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-    ];
-    fs.writeFileSync(envFile, `${lines.join("\n")}\n`, { mode: 0o600 });
+    envFile = writeOpenCodeEnv(base, home, model.baseUrl);
   });
   afterEach(async () => {
     await rig?.stop();
