@@ -4,22 +4,9 @@
 // Written against the documented macOS ABI; it cannot run on the Linux CI.
 
 import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
-import os from "node:os";
+import { SysError } from "./sys-error.ts";
 
-export class SysError extends Error {
-  readonly code: string;
-  readonly errno: number;
-  constructor(errno: number, syscall: string) {
-    const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
-    super(`${syscall}: ${code}`);
-    this.code = code;
-    this.errno = errno;
-  }
-}
-
-const ERRNO_NAMES: Map<number, string> = new Map(
-  Object.entries(os.constants.errno).map(([name, num]) => [num as number, name]),
-);
+export { SysError };
 
 /** <sys/fcntl.h> values on macOS. */
 export const O = {

@@ -5,23 +5,9 @@
 // handle FFI and node:fs failures with one `errnoCode()` switch.
 
 import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
-import os from "node:os";
+import { SysError } from "./sys-error.ts";
 
-export class SysError extends Error {
-  readonly code: string;
-  readonly errno: number;
-  constructor(errno: number, syscall: string) {
-    const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
-    // No path in the message: these never reach a caller verbatim, but stay clean anyway.
-    super(`${syscall}: ${code}`);
-    this.code = code;
-    this.errno = errno;
-  }
-}
-
-const ERRNO_NAMES: Map<number, string> = new Map(
-  Object.entries(os.constants.errno).map(([name, num]) => [num as number, name]),
-);
+export { SysError };
 
 export const RESOLVE_NO_MAGICLINKS = 0x02n;
 export const RESOLVE_NO_SYMLINKS = 0x04n;
