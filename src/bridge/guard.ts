@@ -3,6 +3,7 @@
 // proved provider stop removes it. The Bridge writes it; `serve` only reads it.
 import fs from "node:fs";
 import path from "node:path";
+import { publishFileAtomic } from "../common/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import { nowIso } from "./store/tasks.ts";
 
@@ -47,37 +48,13 @@ export function readGuard(guardPath: string): GuardState {
   }
 }
 
-function atomicWrite(guardPath: string, body: string): void {
-  const dir = path.dirname(guardPath);
-  const tmp = path.join(dir, `.${path.basename(guardPath)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = fs.openSync(
-    tmp,
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    fs.writeFileSync(fd, body);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, guardPath);
-  try {
-    const dfd = fs.openSync(dir, fs.constants.O_RDONLY);
-    fs.fsyncSync(dfd);
-    fs.closeSync(dfd);
-  } catch {
-    // directory fsync is best effort (not supported everywhere)
-  }
-}
-
 /** Create-only: an existing guard (of any kind) means the workdir needs recovery first. */
 export function publishGuard(guardPath: string, record: Omit<GuardRecord, "schema_version" | "created_at" | "updated_at">): void {
   if (readGuard(guardPath).state !== "absent") {
     throw new ServerfsError("WORKDIR_RECOVERY_REQUIRED", `workdir ${record.workdir_alias} needs recovery before new writes`);
   }
   const now = nowIso();
-  atomicWrite(guardPath, JSON.stringify({ schema_version: 1, ...record, created_at: now, updated_at: now }));
+  publishFileAtomic(guardPath, JSON.stringify({ schema_version: 1, ...record, created_at: now, updated_at: now }));
 }
 
 /** Record native ids in the guard of the task that owns it. */
@@ -86,7 +63,7 @@ export function updateGuard(guardPath: string, taskId: string, ids: { native_ses
   if (cur.state !== "present" || cur.record.task_id !== taskId) {
     throw new ServerfsError("WORKDIR_RECOVERY_REQUIRED", "recovery guard does not belong to this task");
   }
-  atomicWrite(guardPath, JSON.stringify({ ...cur.record, ...ids, updated_at: nowIso() }));
+  publishFileAtomic(guardPath, JSON.stringify({ ...cur.record, ...ids, updated_at: nowIso() }));
 }
 
 /** Remove the guard only if it belongs to `taskId`. Returns whether it was removed. */

@@ -11,8 +11,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { RUN_ID_PATTERN } from "../../platform/env.ts";
 import type { SpawnJournal } from "../../platform/types.ts";
+import { fsyncDirectory, isAtomicTempName, publishFileAtomic } from "../common/atomic-file.ts";
 import { ServerfsError } from "../errors.ts";
-import { sha256Hex } from "./canonical.ts";
+import { sha256Hex } from "./ids.ts";
 import { ensurePrivateDir } from "./lease.ts";
 import { nowIso } from "./store/tasks.ts";
 
@@ -35,20 +36,6 @@ export interface OutsideRunLeftover {
   file: string;
 }
 
-function fsyncDir(dir: string): void {
-  if (process.platform === "win32") return;
-  try {
-    const fd = fs.openSync(dir, "r");
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // best effort: the file itself is fsynced
-  }
-}
-
 export class OutsideRunJournal implements SpawnJournal {
   /** This Bridge instance: its own records are never swept by its own start. */
   readonly instance = crypto.randomUUID();
@@ -64,24 +51,9 @@ export class OutsideRunJournal implements SpawnJournal {
   record(runId: string): void {
     if (TASK_RUN_ID_PATTERN.test(runId) || !RUN_ID_PATTERN.test(runId)) return;
     const rec: OutsideRunRecord = { run_id: runId, bridge_instance: this.instance, bridge_pid: process.pid, created_at: nowIso() };
-    const file = this.fileFor(runId);
-    const tmp = `${file}.${process.pid}.tmp`;
     try {
-      const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
-      try {
-        fs.writeSync(fd, JSON.stringify(rec));
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(tmp, file);
-      fsyncDir(this.dir);
+      publishFileAtomic(this.fileFor(runId), JSON.stringify(rec), { mode: 0o600 });
     } catch {
-      try {
-        fs.unlinkSync(tmp);
-      } catch {
-        // nothing to clean
-      }
       // Unrecorded, a crash would leave the process unfindable: refuse the spawn instead.
       throw new ServerfsError("IO_ERROR", "could not record a process started outside a task");
     }
@@ -90,7 +62,7 @@ export class OutsideRunJournal implements SpawnJournal {
   clear(runId: string): void {
     try {
       fs.unlinkSync(this.fileFor(runId));
-      fsyncDir(this.dir);
+      fsyncDirectory(this.dir);
     } catch {
       // already gone, or never recorded (a task run id)
     }
@@ -110,8 +82,10 @@ export class OutsideRunJournal implements SpawnJournal {
     }
     for (const name of names) {
       const file = path.join(this.dir, name);
-      if (name.endsWith(".tmp")) {
-        if (!name.includes(`.${process.pid}.tmp`)) this.unlink(file);
+      // A temp file names no process (a record is published completely before its spawn), and
+      // record() is synchronous, so none of this instance's own can be in flight here.
+      if (isAtomicTempName(name) || name.endsWith(".tmp")) {
+        this.unlink(file);
         continue;
       }
       if (!/^[0-9a-f]{40}\.json$/.test(name)) continue;
@@ -139,7 +113,7 @@ export class OutsideRunJournal implements SpawnJournal {
   /** Remove swept records (called only after the sweep proved them stopped). */
   remove(leftovers: readonly OutsideRunLeftover[]): void {
     for (const l of leftovers) this.unlink(l.file);
-    if (leftovers.length > 0) fsyncDir(this.dir);
+    if (leftovers.length > 0) fsyncDirectory(this.dir);
   }
 
   private unlink(file: string): void {

@@ -18,7 +18,8 @@ import type {
   TaskContext,
 } from "../runtimes/types.ts";
 import { VERSION } from "../version.ts";
-import { newId, sha256Hex, utf8Bytes, utf8Prefix } from "./canonical.ts";
+import { utf8Bytes, utf8Prefix } from "../common/utf8.ts";
+import { newId, sha256Hex } from "./ids.ts";
 import { leaseFiles, type BridgePaths } from "./deployment.ts";
 import { listGuards, publishGuard, readGuard, removeGuard, updateGuard } from "./guard.ts";
 import { normalizeApproval, normalizeQuestion, validateAnswers, validateApprovalAnswer } from "./interactions.ts";

@@ -1,8 +1,9 @@
-// Large final responses live in a private spool file (agent-reference §6): written via an
-// exclusive temp file, fsynced and renamed; read back in UTF-8-safe chunks whose concatenation
+// Large final responses live in a private spool file (agent-reference §6): published atomically
+// (src/common/atomic-file.ts), never over an existing spool file; read back in UTF-8-safe chunks whose concatenation
 // reproduces the stored bytes exactly.
 import fs from "node:fs";
 import path from "node:path";
+import { publishFileAtomic } from "../common/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 
 export const MAX_CHUNK_BYTES = 65_536;
@@ -14,31 +15,12 @@ function spoolFile(spoolDir: string, taskId: string): string {
 
 export function writeSpool(spoolDir: string, taskId: string, bytes: Uint8Array): void {
   const target = spoolFile(spoolDir, taskId);
-  const tmp = `${target}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(spoolDir, { recursive: true, mode: 0o700 });
     const dst = fs.lstatSync(spoolDir);
     if (!dst.isDirectory() || (process.getuid && dst.uid !== process.getuid())) throw new Error("unsafe spool dir");
-    if (fs.existsSync(target)) throw new Error("spool target exists");
-    const fd = fs.openSync(
-      tmp,
-      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      0o600,
-    );
-    try {
-      let off = 0;
-      while (off < bytes.byteLength) off += fs.writeSync(fd, bytes, off, bytes.byteLength - off);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, target);
+    publishFileAtomic(target, bytes, { mode: 0o600, createOnly: true });
   } catch {
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // nothing to clean
-    }
     throw new ServerfsError("AGENT_RESULT_STORAGE_ERROR", "result could not be stored");
   }
 }

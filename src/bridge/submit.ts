@@ -6,7 +6,10 @@ import { ServerfsError, errnoCode } from "../errors.ts";
 import type { Registry, TaskProfile, Workdir } from "../config/types.ts";
 import { RESERVED_RUNTIME_NAMES } from "../config/types.ts";
 import { VERSION } from "../version.ts";
-import { canonicalJson, sha256Hex, utf8Bytes } from "./canonical.ts";
+import { canonicalJson } from "../common/canonical-json.ts";
+import { isWithin } from "../common/paths.ts";
+import { utf8Bytes } from "../common/utf8.ts";
+import { sha256Hex } from "./ids.ts";
 import type { BridgeLimits } from "./limits.ts";
 import { MAX_CORRELATION_BYTES, MAX_MODEL_BYTES } from "./limits.ts";
 
@@ -124,7 +127,7 @@ export function authorize(registry: Registry, runtime: string, alias: string, pr
     if (code === "ENOENT" || code === "ENOTDIR") throw new ServerfsError("WORKDIR_PATH_NOT_FOUND", `path '${rel.slice(0, 200)}' does not exist`);
     throw new ServerfsError("INVALID_WORKDIR_PATH", `path '${rel.slice(0, 200)}' cannot be resolved`);
   }
-  if (cwd !== root && !cwd.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) {
+  if (!isWithin(cwd, root)) {
     throw new ServerfsError("INVALID_WORKDIR_PATH", `path '${rel.slice(0, 200)}' leaves the workdir`);
   }
   if (!fs.statSync(cwd).isDirectory()) throw new ServerfsError("WORKDIR_PATH_NOT_FOUND", `path '${rel.slice(0, 200)}' is not a directory`);

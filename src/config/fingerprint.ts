@@ -2,7 +2,7 @@
 // launched (command, argv, proxy routing) or to the identity gives a new fingerprint, so a stale
 // snapshot is never reused. Timeouts are excluded: they bound our waiting, not the agent.
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./canonical-json.ts";
+import { canonicalJson } from "../common/canonical-json.ts";
 
 export interface LaunchFields {
   id: string;

@@ -12,7 +12,7 @@ import {
   MANDATORY_NO_PROXY,
   MAX_RESULT_SPOOL_THRESHOLD_BYTES,
 } from "./defaults.ts";
-import { canonicalJson } from "./canonical-json.ts";
+import { canonicalJson } from "../common/canonical-json.ts";
 import { executableProblem } from "./executable.ts";
 import { acpFingerprint } from "./fingerprint.ts";
 import { hostPathProblem } from "./host-path.ts";

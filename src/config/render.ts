@@ -3,7 +3,7 @@
 // newline). It holds no secret (the registry never does: the proxy is credentialless and the
 // provider env file appears only as its path) and nothing that depends on which source format
 // the operator used, so the same deployment renders to the same bytes from TOML and from .env.
-import { canonicalJsonPretty } from "./canonical-json.ts";
+import { canonicalJsonPretty } from "../common/canonical-json.ts";
 import type { Registry } from "./types.ts";
 
 export const DOCUMENT_VERSION = 1;

@@ -3,6 +3,8 @@
 // mount stacks on top of an earlier one. Read-only is either the per-mount flag or the
 // superblock flag (`mount -o remount,ro` sets one or the other).
 import fs from "node:fs";
+import path from "node:path";
+import { isWithin } from "../common/paths.ts";
 
 export interface MountFacts {
   mountPoint: string;
@@ -32,8 +34,7 @@ export function parseMountInfo(text: string): MountFacts[] {
 }
 
 function covers(mountPoint: string, target: string): boolean {
-  if (mountPoint === "/") return true;
-  return target === mountPoint || target.startsWith(`${mountPoint}/`);
+  return isWithin(target, mountPoint, path.posix);
 }
 
 export function mountFor(target: string, mounts: readonly MountFacts[]): MountFacts | null {

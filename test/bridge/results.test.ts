@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { canonicalJson } from "../../src/bridge/canonical.ts";
+import { canonicalJson } from "../../src/common/canonical-json.ts";
 import { cleanup, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { containment } from "../../../platform/index.ts";
 import type { ContainedProcess, StopEvidence } from "../../../platform/types.ts";
+import { isWithin } from "../../common/paths.ts";
 import { providerEnvironment } from "../../bridge/provider-env.ts";
 import type { AcpProfile } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
@@ -27,10 +28,6 @@ import { fail, ok, warn, type CheckResult } from "../types.ts";
 /** How long a politely closed agent gets to exit by itself before the containment stop. */
 const POLITE_EXIT_MS = 1000;
 
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 /** A fresh private directory that is not inside any workdir root (real paths compared). */
 function throwawayDir(ctx: DoctorContext): string | null {
@@ -42,7 +39,7 @@ function throwawayDir(ctx: DoctorContext): string | null {
     }
   });
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-doctor-acp-")));
-  if (roots.some((r) => isInside(dir, r))) {
+  if (roots.some((r) => isWithin(dir, r))) {
     fs.rmSync(dir, { recursive: true, force: true });
     return null;
   }

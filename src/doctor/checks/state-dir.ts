@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { errnoCode } from "../../errors.ts";
+import { isWithin } from "../../common/paths.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 
@@ -108,7 +109,7 @@ export function stateDirChecks(ctx: DoctorContext): CheckResult[] {
   const offences: Offence[] = [];
   const { entries, truncated } = walk(stateDir, ctx.uid, offences);
   let extra = 0;
-  if (!isInside(runDir, stateDir)) {
+  if (!isWithin(runDir, stateDir)) {
     // The socket moved out of the state dir (sun_path limit): its directory must be just as private.
     try {
       const rst = fs.lstatSync(runDir);
@@ -128,7 +129,3 @@ export function stateDirChecks(ctx: DoctorContext): CheckResult[] {
   return out;
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}

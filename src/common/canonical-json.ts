@@ -1,6 +1,9 @@
-// Canonical JSON: object keys sorted recursively (by UTF-16 code unit, like Python's
-// sort_keys), arrays in their given order. Used for the rendered document and fingerprints, so
-// equal content always gives equal bytes.
+// Canonical JSON: object keys sorted recursively (by UTF-16 code unit, like Python's sort_keys),
+// keys whose value is undefined left out, arrays in their given order, no whitespace. Everything
+// hashed or compared byte for byte uses it — the rendered config document, profile fingerprints,
+// the Bridge's request fingerprints and manifest hashes — so equal content always gives equal
+// bytes, and a hash stored in the state database recomputes identically from the stored JSON.
+// A non-finite number has no JSON form; it is refused rather than silently written as null.
 
 export function canonicalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonicalize);
@@ -12,6 +15,7 @@ export function canonicalize(value: unknown): unknown {
     }
     return out;
   }
+  if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("non-finite number has no JSON form");
   return value;
 }
 
