@@ -3,7 +3,7 @@
 // proved provider stop removes it. The Bridge writes it; `serve` only reads it.
 import fs from "node:fs";
 import path from "node:path";
-import { publishFileAtomic } from "../common/atomic-file.ts";
+import { publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import { nowIso } from "./store/tasks.ts";
 

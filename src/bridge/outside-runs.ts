@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { RUN_ID_PATTERN } from "../../platform/env.ts";
 import type { SpawnJournal } from "../../platform/types.ts";
-import { fsyncDirectory, isAtomicTempName, publishFileAtomic } from "../common/atomic-file.ts";
+import { fsyncDirectory, isAtomicTempName, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError } from "../errors.ts";
 import { sha256Hex } from "./ids.ts";
 import { ensurePrivateDir } from "./lease.ts";

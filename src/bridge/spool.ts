@@ -1,9 +1,9 @@
 // Large final responses live in a private spool file (agent-reference §6): published atomically
-// (src/common/atomic-file.ts), never over an existing spool file; read back in UTF-8-safe chunks whose concatenation
+// (platform/fs/atomic-file.ts), never over an existing spool file; read back in UTF-8-safe chunks whose concatenation
 // reproduces the stored bytes exactly.
 import fs from "node:fs";
 import path from "node:path";
-import { publishFileAtomic } from "../common/atomic-file.ts";
+import { publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 
 export const MAX_CHUNK_BYTES = 65_536;

@@ -1,5 +1,5 @@
 // serverfs init [--out FILE]: write a commented, valid starter serverfs.toml.
-import { AtomicPublishError, publishFileAtomic } from "../common/atomic-file.ts";
+import { AtomicPublishError, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { starterToml } from "../config/starter.ts";
 import { ServerfsError } from "../errors.ts";
 import { flag, parseArgs, usage } from "./args.ts";

@@ -1,7 +1,7 @@
 // The rendered document and other operator-named outputs: published atomically (see
-// src/common/atomic-file.ts), with each refusal turned into an IO_ERROR that names the file as the
+// platform/fs/atomic-file.ts), with each refusal turned into an IO_ERROR that names the file as the
 // operator gave it.
-import { AtomicPublishError, type AtomicPublishFailure, publishFileAtomic } from "../common/atomic-file.ts";
+import { AtomicPublishError, type AtomicPublishFailure, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError } from "../errors.ts";
 
 const WHY: Record<AtomicPublishFailure, string> = {

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AtomicPublishError, isAtomicTempName, publishFileAtomic } from "../../src/common/atomic-file.ts";
+import { AtomicPublishError, isAtomicTempName, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -8,6 +8,8 @@
 // Temp names start with "." and carry `.serverfs-tmp-`, so directory scans that skip dot files
 // (guards) or match exact names (journal, spool) never mistake one for a published file.
 // Workdir files are published elsewhere (src/fs/publish.ts), relative to verified descriptors.
+// It lives in platform/ because the service installers (unit files, plists, task XML) use it too,
+// and platform/ imports nothing from src/.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
