@@ -58,6 +58,24 @@ function stayOnRootDevice(root: number, fd: number): void {
   throw new sys.MountCrossingError("open");
 }
 
+/** In a confined root, a mount point is not an entry: listings and walks never show or enter it. */
+function isMountPoint(dir: Held, name: string): boolean {
+  if (rootIds.get(dir.root)?.confined !== true) return false;
+  let fd: number;
+  try {
+    fd = openObject(dir, [name]);
+  } catch {
+    return false; // vanished or a symlink in between: the caller's own checks decide
+  }
+  try {
+    stayOnRootDevice(dir.root, fd);
+  } catch {
+    return true; // stayOnRootDevice closed it
+  }
+  closeQuietly(fd);
+  return false;
+}
+
 function base(dirfd: number): Held {
   const h = held.get(dirfd);
   if (h === undefined) throw new sys.SysError(9, "openBeneath"); // EBADF: not one of ours
@@ -151,7 +169,9 @@ export const darwinNative: FsNative = {
     } finally {
       closeQuietly(check);
     }
-    return entries.map((d) => ({ name: d.name, kind: direntKind(d) }));
+    const out: DirEntryInfo[] = [];
+    for (const d of entries) if (!isMountPoint(h, d.name)) out.push({ name: d.name, kind: direntKind(d) });
+    return out;
   },
 
   readDirFast(dirFd) {

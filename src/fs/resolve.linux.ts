@@ -107,6 +107,22 @@ function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
   return "unknown";
 }
 
+/**
+ * In a confined directory, a mount point is not an entry at all: listings, find and search must
+ * neither show its name nor descend. Costs one O_PATH open per entry, only where cross_mounts = false.
+ */
+function isMountPoint(dirFd: number, name: string): boolean {
+  let fd: number;
+  try {
+    fd = linuxNative.openBeneath(dirFd, [name], "object");
+  } catch (err) {
+    return err instanceof sys.MountCrossingError;
+  }
+  confined.delete(fd);
+  sys.close(fd);
+  return false;
+}
+
 export const linuxNative: FsNative = {
   openRoot(hostPath, opts) {
     try {
@@ -140,7 +156,11 @@ export const linuxNative: FsNative = {
 
   readDir(dirFd) {
     const out: DirEntryInfo[] = [];
-    for (const d of fs.readdirSync(procPath(dirFd), { withFileTypes: true })) out.push({ name: d.name, kind: direntKind(d) });
+    const noXdev = confined.has(dirFd);
+    for (const d of fs.readdirSync(procPath(dirFd), { withFileTypes: true })) {
+      if (noXdev && isMountPoint(dirFd, d.name)) continue;
+      out.push({ name: d.name, kind: direntKind(d) });
+    }
     return out;
   },
 
