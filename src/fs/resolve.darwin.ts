@@ -64,7 +64,9 @@ function isMountPoint(dir: Held, name: string): boolean {
   let fd: number;
   try {
     fd = openObject(dir, [name]);
-  } catch {
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "EMFILE" || code === "ENFILE") throw err; // fail the listing rather than guess
     return false; // vanished or a symlink in between: the caller's own checks decide
   }
   try {

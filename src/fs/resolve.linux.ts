@@ -116,6 +116,8 @@ function isMountPoint(dirFd: number, name: string): boolean {
   try {
     fd = linuxNative.openBeneath(dirFd, [name], "object");
   } catch (err) {
+    // out of descriptors: the listing fails as a whole rather than guess about this entry
+    if (err instanceof sys.SysError && (err.code === "EMFILE" || err.code === "ENFILE")) throw err;
     return err instanceof sys.MountCrossingError;
   }
   confined.delete(fd);
