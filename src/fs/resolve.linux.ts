@@ -35,8 +35,10 @@ function mountOf(fd: number): string {
   try {
     const m = /^mnt_id:\s*(\d+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, "latin1"));
     if (m !== null) return `m${m[1]}`;
-  } catch {
-    // fall through to the device number
+  } catch (err) {
+    // reading fdinfo needs a descriptor: exhaustion is exhaustion, not a mount crossing
+    const code = (err as { code?: string }).code;
+    if (code === "EMFILE" || code === "ENFILE") throw err;
   }
   return `d${fs.fstatSync(fd, { bigint: true }).dev}`;
 }
@@ -177,6 +179,7 @@ export const linuxNative: FsNative = {
       try {
         return fs.fstatSync(fd, { bigint: true });
       } finally {
+        confined.delete(fd);
         closeQuietly(fd);
       }
     }

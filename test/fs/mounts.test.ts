@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { tempDir, write } from "./helpers.ts";
 
+// Linux only: mount namespaces, openat2 and the fallback walk are Linux facilities.
 const linux = process.platform === "linux";
 const FIXTURE = path.join(import.meta.dir, "fixtures/mounts-child.ts");
 const REFUSED = { code: "MOUNT_CROSSING_NOT_ALLOWED" };
@@ -103,3 +104,25 @@ for (const mode of ["openat2", "walk"] as const) {
     });
   });
 }
+
+describe.skipIf(!linux)("cross_mounts = false under descriptor exhaustion", () => {
+  for (const mode of ["openat2", "walk"] as const) {
+    test(`one free descriptor is RESOURCE_EXHAUSTED, never a mount crossing (${mode})`, () => {
+      const base = tempDir("serverfs-mounts-");
+      write(base, "sub/deeper/f.txt", "leaf\n");
+      write(base, "sub/g.txt", "leaf\n");
+      const p = Bun.spawnSync(["prlimit", "--nofile=64", process.execPath, path.join(import.meta.dir, "fixtures/exhaust-confined-child.ts"), mode, base]);
+      expect(p.exitCode).toBe(0);
+      const out = JSON.parse(p.stdout.toString().trim().split("\n").pop() as string) as Record<string, string>;
+      expect(out).toEqual({
+        read: "RESOURCE_EXHAUSTED",
+        // one O_PATH open and fstat fit in one slot; the walk also reads fdinfo per component
+        stat: mode === "openat2" ? "ok" : "RESOURCE_EXHAUSTED",
+        list: "RESOURCE_EXHAUSTED",
+        find: "RESOURCE_EXHAUSTED",
+        after: "leaf\n",
+      });
+      fs.rmSync(base, { recursive: true, force: true });
+    });
+  }
+});
