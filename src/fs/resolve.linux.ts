@@ -15,16 +15,26 @@ import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 const { O } = sys;
 
 /**
- * Descriptors whose lookups must stay on their own mount. Every descriptor used as a lookup base
- * comes from openRoot or openBeneath, and both rewrite its entry, so a reused fd number never
- * inherits a stale answer.
+ * Descriptors whose lookups must stay on their own mount, each with the key of the mount it is on
+ * ("" until the fallback walk first needs it; a descriptor never changes mount). Every descriptor
+ * used as a lookup base comes from openRoot or openBeneath, and both rewrite its entry, so a
+ * reused fd number never inherits a stale answer.
  */
-const confined = new Set<number>();
+const confined = new Map<number, string>();
 
-function tag(fd: number, noXdev: boolean): number {
-  if (noXdev) confined.add(fd);
+function tag(fd: number, noXdev: boolean, mount = ""): number {
+  if (noXdev) confined.set(fd, mount);
   else confined.delete(fd);
   return fd;
+}
+
+function homeOf(fd: number): string {
+  let m = confined.get(fd) ?? "";
+  if (m === "") {
+    m = mountOf(fd);
+    confined.set(fd, m);
+  }
+  return m;
 }
 
 /**
@@ -75,9 +85,10 @@ function reclassifyNotDir(dirfd: number, name: string, err: unknown): never {
   throw err;
 }
 
-function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: number, noXdev: boolean): number {
-  if (parts.length === 0) return sys.openat(dirfd, ".", flags, mode);
-  const home = noXdev ? mountOf(dirfd) : "";
+/** The walk's result and, when confined, the mount it is on (the base's: anything else is refused). */
+function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: number, noXdev: boolean): { fd: number; mount: string } {
+  const home = noXdev ? homeOf(dirfd) : "";
+  if (parts.length === 0) return { fd: sys.openat(dirfd, ".", flags, mode), mount: home };
   let cur = dirfd;
   try {
     for (let i = 0; i < parts.length; i++) {
@@ -94,7 +105,7 @@ function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: 
       cur = next;
       if (noXdev && mountOf(cur) !== home) throw new sys.MountCrossingError("openat");
     }
-    return cur;
+    return { fd: cur, mount: home };
   } catch (err) {
     if (cur !== dirfd) closeQuietly(cur);
     throw err;
@@ -141,7 +152,10 @@ export const linuxNative: FsNative = {
   openBeneath(dirfd, parts, kind, mode = 0) {
     const flags = FLAGS[kind];
     const noXdev = confined.has(dirfd);
-    if (!sys.hasOpenat2()) return tag(walkOpen(dirfd, parts, flags, mode, noXdev), noXdev);
+    if (!sys.hasOpenat2()) {
+      const r = walkOpen(dirfd, parts, flags, mode, noXdev);
+      return tag(r.fd, noXdev, r.mount);
+    }
     // RESOLVE_NO_SYMLINKS already refuses a final symlink with ELOOP; O_NOFOLLOW|O_DIRECTORY
     // would turn that into an ambiguous ENOTDIR, so directory opens drop O_NOFOLLOW here.
     const f = (flags & O.DIRECTORY) !== 0 ? flags & ~O.NOFOLLOW : flags;
