@@ -37,8 +37,9 @@ export function openObject(ws: Workspace, t: Target, purpose: OpenPurpose): Open
 }
 
 /**
- * A workdir with refuse_hardlinked_reads: a second name of a file may be a link to something
- * outside the workdir (hard links need no permission on the target), so content is not served.
+ * A workdir with refuse_hardlinked_reads: whoever can write in the workdir can link in a file
+ * from elsewhere on the same filesystem, and nothing on the link says where its other name is,
+ * so the content of any multiply-linked file is not served.
  */
 export function refuseHardlinkedRead(st: BigIntStats, t: Target): void {
   if (t.wd.workdir.refuse_hardlinked_reads && st.nlink > 1n) {
