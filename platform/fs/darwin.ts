@@ -4,9 +4,9 @@
 // Written against the documented macOS ABI; it cannot run on the Linux CI.
 
 import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
-import { SysError } from "./sys-error.ts";
+import { MountCrossingError, SysError } from "./sys-error.ts";
 
-export { SysError };
+export { MountCrossingError, SysError };
 
 /** <sys/fcntl.h> values on macOS. */
 export const O = {

@@ -5,10 +5,12 @@
 // handle FFI and node:fs failures with one `errnoCode()` switch.
 
 import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
-import { SysError } from "./sys-error.ts";
+import { MountCrossingError, SysError } from "./sys-error.ts";
 
-export { SysError };
+export { MountCrossingError, SysError };
 
+/** Refuse to cross any mount point, bind mounts included (a workdir with cross_mounts = false). */
+export const RESOLVE_NO_XDEV = 0x01n;
 export const RESOLVE_NO_MAGICLINKS = 0x02n;
 export const RESOLVE_NO_SYMLINKS = 0x04n;
 export const RESOLVE_BENEATH = 0x08n;
@@ -128,12 +130,15 @@ function closeFd(fd: number): void {
 const howCache = new Map<number, BigUint64Array>();
 const pathBuf = Buffer.allocUnsafe(4097);
 
-function howFor(flags: number, mode: number): BigUint64Array {
-  if (mode !== 0) return new BigUint64Array([BigInt(flags | O.CLOEXEC), BigInt(mode), RESOLVE_FLAGS]);
-  let how = howCache.get(flags);
+function howFor(flags: number, mode: number, noXdev: boolean): BigUint64Array {
+  const resolve = noXdev ? RESOLVE_FLAGS | RESOLVE_NO_XDEV : RESOLVE_FLAGS;
+  if (mode !== 0) return new BigUint64Array([BigInt(flags | O.CLOEXEC), BigInt(mode), resolve]);
+  // open flags are a 32-bit value: bit 32 of the key carries NO_XDEV
+  const key = flags + (noXdev ? 2 ** 32 : 0);
+  let how = howCache.get(key);
   if (how === undefined) {
-    how = new BigUint64Array([BigInt(flags | O.CLOEXEC), 0n, RESOLVE_FLAGS]);
-    howCache.set(flags, how);
+    how = new BigUint64Array([BigInt(flags | O.CLOEXEC), 0n, resolve]);
+    howCache.set(key, how);
   }
   return how;
 }
@@ -146,9 +151,12 @@ function pathArg(rel: string): Buffer {
   return pathBuf;
 }
 
-/** openat2(dirfd, rel, {flags, mode, RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS}). */
-export function openat2(dirfd: number, rel: string, flags: number, mode = 0): number {
-  const how = howFor(flags, mode);
+/**
+ * openat2(dirfd, rel, {flags, mode, RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS}), plus
+ * RESOLVE_NO_XDEV when `noXdev`: the kernel then answers EXDEV for any mount crossing.
+ */
+export function openat2(dirfd: number, rel: string, flags: number, mode = 0, noXdev = false): number {
+  const how = howFor(flags, mode, noXdev);
   const path = pathArg(rel);
   for (let attempt = 0; ; attempt++) {
     const r = Number(lib().openat2(SYS_OPENAT2, BigInt(dirfd), path, how, 24n));

@@ -18,3 +18,14 @@ export class SysError extends Error {
     this.errno = errno;
   }
 }
+
+/**
+ * A lookup that would leave the workdir root's mount, refused because the workdir sets
+ * `cross_mounts = false`. Its errno stays EXDEV for generic handlers, but it is told apart from
+ * the EXDEV that RESOLVE_BENEATH raises for an escape, which means something else to the caller.
+ */
+export class MountCrossingError extends SysError {
+  constructor(syscall: string) {
+    super(os.constants.errno.EXDEV, syscall);
+  }
+}

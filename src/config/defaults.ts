@@ -23,6 +23,8 @@ export const DEFAULT_POLICY: Readonly<WorkdirPolicy> = {
   max_write_bytes: 1_048_576,
   binary_transfer_enabled: false,
   max_binary_transfer_bytes: 8_388_608,
+  cross_mounts: true,
+  refuse_hardlinked_reads: false,
 };
 
 export const DEFAULT_AGENT = {

@@ -108,6 +108,8 @@ function policyFrom(base: WorkdirPolicy, raw: RawPolicy, path: KeyPath, add: Add
     max_write_bytes: raw.max_write_bytes ?? base.max_write_bytes,
     binary_transfer_enabled: raw.binary_transfer_enabled ?? base.binary_transfer_enabled,
     max_binary_transfer_bytes: raw.max_binary_transfer_bytes ?? base.max_binary_transfer_bytes,
+    cross_mounts: raw.cross_mounts ?? base.cross_mounts,
+    refuse_hardlinked_reads: raw.refuse_hardlinked_reads ?? base.refuse_hardlinked_reads,
   };
 }
 

@@ -84,6 +84,8 @@ const policyFields = {
   max_write_bytes: positiveInt,
   binary_transfer_enabled: bool,
   max_binary_transfer_bytes: positiveInt,
+  cross_mounts: bool,
+  refuse_hardlinked_reads: bool,
 };
 
 const workdir = table(
@@ -167,6 +169,8 @@ interface RawPolicy {
   max_write_bytes?: number;
   binary_transfer_enabled?: boolean;
   max_binary_transfer_bytes?: number;
+  cross_mounts?: boolean;
+  refuse_hardlinked_reads?: boolean;
 }
 
 export interface RawWorkdir extends RawPolicy {

@@ -41,6 +41,8 @@ log_level = "INFO"                  # DEBUG | INFO | WARNING | ERROR
 # max_write_bytes = ${P.max_write_bytes}
 # binary_transfer_enabled = ${P.binary_transfer_enabled}
 # max_binary_transfer_bytes = ${P.max_binary_transfer_bytes}
+# cross_mounts = ${P.cross_mounts}                # false: a mount point inside a workdir is refused
+# refuse_hardlinked_reads = ${P.refuse_hardlinked_reads}    # true: files with several hard links are not read
 
 # One [[workdirs]] table per exposed directory (1 to 64).
 [[workdirs]]

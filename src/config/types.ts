@@ -35,6 +35,10 @@ export interface WorkdirPolicy {
   max_write_bytes: number;
   binary_transfer_enabled: boolean;
   max_binary_transfer_bytes: number;
+  /** false: a mount point inside the workdir is a wall (docs/security.md, "Mount points"). */
+  cross_mounts: boolean;
+  /** true: content reads of a regular file with more than one hard link are refused. */
+  refuse_hardlinked_reads: boolean;
 }
 
 export interface Workdir extends WorkdirPolicy {

@@ -64,7 +64,7 @@ export class Workspace {
     const wd = t.wd;
     if (wd.rootFd !== null) return wd.rootFd;
     try {
-      wd.rootFd = this.native.openRoot(wd.workdir.path);
+      wd.rootFd = this.native.openRoot(wd.workdir.path, { crossMounts: wd.workdir.cross_mounts });
     } catch (err) {
       const code = errnoCode(err);
       if (code === "ELOOP") throw fail("SYMLINK_NOT_ALLOWED", t.alias, t.rel, "workdir root is a symlink");

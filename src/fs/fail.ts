@@ -2,6 +2,7 @@
 // and echoes only what the caller sent (alias and workdir-relative path), never a host path,
 // a temp name, file content, a query or a child name.
 
+import { MountCrossingError } from "../../platform/fs/sys-error.ts";
 import { errnoCode, ServerfsError, type ErrorCode } from "../errors.ts";
 
 const PHRASES: Partial<Record<ErrorCode, string>> = {
@@ -11,6 +12,7 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   HIDDEN_PATH_NOT_ALLOWED: "hidden paths are not allowed in this workdir",
   DENIED_PATH: "path is denied by policy",
   SYMLINK_NOT_ALLOWED: "path is or passes through a symlink",
+  MOUNT_CROSSING_NOT_ALLOWED: "path is or passes through a mount point, and this workdir does not cross mounts",
   UNSUPPORTED_FILE_TYPE: "not a regular file (fifo, socket or device)",
   PATH_NOT_FOUND: "does not exist",
   NOT_A_FILE: "is a directory, not a file",
@@ -69,6 +71,7 @@ export type OpenPurpose = "read" | "mutate" | "create";
  */
 export function openFailure(err: unknown, workdir: string, path: string, purpose: OpenPurpose): ServerfsError {
   if (err instanceof ServerfsError) return err;
+  if (err instanceof MountCrossingError) return fail("MOUNT_CROSSING_NOT_ALLOWED", workdir, path);
   switch (errnoCode(err)) {
     case "ELOOP":
       return fail("SYMLINK_NOT_ALLOWED", workdir, path);
@@ -96,6 +99,7 @@ export function openFailure(err: unknown, workdir: string, path: string, purpose
 /** A mutation syscall failed for a reason that is not a policy decision. */
 export function mutationFailure(err: unknown, workdir: string, path: string): ServerfsError {
   if (err instanceof ServerfsError) return err;
+  if (err instanceof MountCrossingError) return fail("MOUNT_CROSSING_NOT_ALLOWED", workdir, path);
   const code = errnoCode(err);
   if (code === "EACCES" || code === "EPERM") return fail("ACCESS_DENIED", workdir, path);
   if (code === "EMFILE" || code === "ENFILE") return fail("RESOURCE_EXHAUSTED", workdir, path);

@@ -26,9 +26,14 @@ export interface DirEntryInfo {
   kind: "file" | "directory" | "symlink" | "other" | "unknown";
 }
 
+export interface RootOptions {
+  /** false: no lookup beneath this root (or beneath anything opened from it) crosses a mount point. */
+  crossMounts?: boolean;
+}
+
 export interface FsNative {
   /** The trusted anchor: the configured workdir root, opened by name once. Must not itself be a symlink. */
-  openRoot(hostPath: string): number;
+  openRoot(hostPath: string, opts?: RootOptions): number;
   /** Open `parts` beneath `dirfd` (empty parts = the directory itself), never following a symlink. */
   openBeneath(dirfd: number, parts: readonly string[], kind: OpenKind, mode?: number): number;
   /** Re-open an "object" descriptor of a regular file for reading (same inode, no path lookup). */

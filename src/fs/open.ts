@@ -36,10 +36,22 @@ export function openObject(ws: Workspace, t: Target, purpose: OpenPurpose): Open
   }
 }
 
+/**
+ * A workdir with refuse_hardlinked_reads: whoever can write in the workdir can link in a file
+ * from elsewhere on the same filesystem, and nothing on the link says where its other name is,
+ * so the content of any multiply-linked file is not served.
+ */
+export function refuseHardlinkedRead(st: BigIntStats, t: Target): void {
+  if (t.wd.workdir.refuse_hardlinked_reads && st.nlink > 1n) {
+    throw fail("MULTIPLE_HARDLINKS_NOT_SUPPORTED", t.alias, t.rel, "file has more than one hard link, and this workdir does not read such files");
+  }
+}
+
 export function openRegularForRead(ws: Workspace, t: Target, purpose: OpenPurpose): OpenedFile {
   const obj = openObject(ws, t, purpose);
   try {
     refuseNonRegular(obj.st, t);
+    if (purpose === "read") refuseHardlinkedRead(obj.st, t);
     let fd: number;
     try {
       fd = ws.native.reopenForRead(obj.fd);

@@ -6,6 +6,8 @@
 // detected. Mutations use the non-variadic *at calls on the verified parent descriptor.
 // A final symlink (stat_file's lstat semantics) is opened with O_SYMLINK only after its parent
 // has been opened with O_NOFOLLOW_ANY, and must then be a symlink.
+// A root opened with cross_mounts = false also refuses any object whose device differs from the
+// root's (macOS has no RESOLVE_NO_XDEV; every volume, APFS ones included, has its own st_dev).
 
 import fs from "node:fs";
 import * as sys from "../../platform/fs/darwin.ts";
@@ -20,7 +22,7 @@ interface Held {
 
 /** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
 const held = new Map<number, Held>();
-const rootIds = new Map<number, { dev: bigint; ino: bigint }>();
+const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
 
 function closeQuietly(fd: number): void {
   try {
@@ -45,6 +47,35 @@ function verifyRoot(root: number): void {
   } finally {
     closeQuietly(fd);
   }
+}
+
+/** Refuse (and close) a descriptor on another device than its confined root. */
+function stayOnRootDevice(root: number, fd: number): void {
+  const id = rootIds.get(root);
+  if (id === undefined || !id.confined) return;
+  if (fs.fstatSync(fd, { bigint: true }).dev === id.dev) return;
+  closeQuietly(fd);
+  throw new sys.MountCrossingError("open");
+}
+
+/** In a confined root, a mount point is not an entry: listings and walks never show or enter it. */
+function isMountPoint(dir: Held, name: string): boolean {
+  if (rootIds.get(dir.root)?.confined !== true) return false;
+  let fd: number;
+  try {
+    fd = openObject(dir, [name]);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "EMFILE" || code === "ENFILE") throw err; // fail the listing rather than guess
+    return false; // vanished or a symlink in between: the caller's own checks decide
+  }
+  try {
+    stayOnRootDevice(dir.root, fd);
+  } catch {
+    return true; // stayOnRootDevice closed it
+  }
+  closeQuietly(fd);
+  return false;
 }
 
 function base(dirfd: number): Held {
@@ -98,14 +129,14 @@ function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
 }
 
 export const darwinNative: FsNative = {
-  openRoot(hostPath) {
+  openRoot(hostPath, opts) {
     // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
     const real = fs.realpathSync(hostPath);
     if (fs.lstatSync(hostPath).isSymbolicLink()) throw new sys.SysError(62, "open");
     const fd = fs.openSync(real, O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
     const st = fs.fstatSync(fd, { bigint: true });
     held.set(fd, { path: real, root: fd });
-    rootIds.set(fd, { dev: st.dev, ino: st.ino });
+    rootIds.set(fd, { dev: st.dev, ino: st.ino, confined: opts?.crossMounts === false });
     return fd;
   },
 
@@ -118,6 +149,7 @@ export const darwinNative: FsNative = {
       closeQuietly(fd);
       throw err;
     }
+    stayOnRootDevice(dir.root, fd);
     held.set(fd, { path: join(dir.path, parts), root: dir.root });
     return fd;
   },
@@ -139,7 +171,9 @@ export const darwinNative: FsNative = {
     } finally {
       closeQuietly(check);
     }
-    return entries.map((d) => ({ name: d.name, kind: direntKind(d) }));
+    const out: DirEntryInfo[] = [];
+    for (const d of entries) if (!isMountPoint(h, d.name)) out.push({ name: d.name, kind: direntKind(d) });
+    return out;
   },
 
   readDirFast(dirFd) {
@@ -147,7 +181,9 @@ export const darwinNative: FsNative = {
   },
 
   lstatChild(dirFd, name) {
-    const fd = openObject(base(dirFd), [name]);
+    const dir = base(dirFd);
+    const fd = openObject(dir, [name]);
+    stayOnRootDevice(dir.root, fd);
     try {
       return fs.fstatSync(fd, { bigint: true });
     } finally {

@@ -4,12 +4,54 @@
 // relative to the previous descriptor with O_NOFOLLOW, so no path string is ever re-resolved and
 // no symlink is ever followed. Directory listing and child lstat go through /proc/self/fd/<n>/,
 // where the only link crossed is our own descriptor's magic link.
+// A workdir with cross_mounts = false is confined to the mount its root is on: openat2 adds
+// RESOLVE_NO_XDEV, the fallback walk compares each component's mount id with its base's, and a
+// child lstat goes through such an open instead of the /proc path (which would cross).
 
 import fs from "node:fs";
 import * as sys from "../../platform/fs/linux.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
 const { O } = sys;
+
+/**
+ * Descriptors whose lookups must stay on their own mount, each with the key of the mount it is on
+ * ("" until the fallback walk first needs it; a descriptor never changes mount). Every descriptor
+ * used as a lookup base comes from openRoot or openBeneath, and both rewrite its entry, so a
+ * reused fd number never inherits a stale answer.
+ */
+const confined = new Map<number, string>();
+
+function tag(fd: number, noXdev: boolean, mount = ""): number {
+  if (noXdev) confined.set(fd, mount);
+  else confined.delete(fd);
+  return fd;
+}
+
+function homeOf(fd: number): string {
+  let m = confined.get(fd) ?? "";
+  if (m === "") {
+    m = mountOf(fd);
+    confined.set(fd, m);
+  }
+  return m;
+}
+
+/**
+ * The mount a descriptor is on: `mnt_id` from /proc/self/fdinfo (Linux 3.15+), which tells a bind
+ * mount of the same filesystem apart; the device number where that line is missing.
+ */
+function mountOf(fd: number): string {
+  try {
+    const m = /^mnt_id:\s*(\d+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, "latin1"));
+    if (m !== null) return `m${m[1]}`;
+  } catch (err) {
+    // reading fdinfo needs a descriptor: exhaustion is exhaustion, not a mount crossing
+    const code = (err as { code?: string }).code;
+    if (code === "EMFILE" || code === "ENFILE") throw err;
+  }
+  return `d${fs.fstatSync(fd, { bigint: true }).dev}`;
+}
 
 const FLAGS: Record<OpenKind, number> = {
   object: O.PATH | O.NOFOLLOW,
@@ -43,8 +85,10 @@ function reclassifyNotDir(dirfd: number, name: string, err: unknown): never {
   throw err;
 }
 
-function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: number): number {
-  if (parts.length === 0) return sys.openat(dirfd, ".", flags, mode);
+/** The walk's result and, when confined, the mount it is on (the base's: anything else is refused). */
+function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: number, noXdev: boolean): { fd: number; mount: string } {
+  const home = noXdev ? homeOf(dirfd) : "";
+  if (parts.length === 0) return { fd: sys.openat(dirfd, ".", flags, mode), mount: home };
   let cur = dirfd;
   try {
     for (let i = 0; i < parts.length; i++) {
@@ -59,8 +103,9 @@ function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: 
       }
       if (cur !== dirfd) closeQuietly(cur);
       cur = next;
+      if (noXdev && mountOf(cur) !== home) throw new sys.MountCrossingError("openat");
     }
-    return cur;
+    return { fd: cur, mount: home };
   } catch (err) {
     if (cur !== dirfd) closeQuietly(cur);
     throw err;
@@ -75,10 +120,28 @@ function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
   return "unknown";
 }
 
+/**
+ * In a confined directory, a mount point is not an entry at all: listings, find and search must
+ * neither show its name nor descend. Costs one O_PATH open per entry, only where cross_mounts = false.
+ */
+function isMountPoint(dirFd: number, name: string): boolean {
+  let fd: number;
+  try {
+    fd = linuxNative.openBeneath(dirFd, [name], "object");
+  } catch (err) {
+    // out of descriptors: the listing fails as a whole rather than guess about this entry
+    if (err instanceof sys.SysError && (err.code === "EMFILE" || err.code === "ENFILE")) throw err;
+    return err instanceof sys.MountCrossingError;
+  }
+  confined.delete(fd);
+  sys.close(fd);
+  return false;
+}
+
 export const linuxNative: FsNative = {
-  openRoot(hostPath) {
+  openRoot(hostPath, opts) {
     try {
-      return fs.openSync(hostPath, O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC);
+      return tag(fs.openSync(hostPath, O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC), opts?.crossMounts === false);
     } catch (err) {
       // O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR; the operator deserves the real reason
       if ((err as { code?: string }).code === "ENOTDIR" && fs.lstatSync(hostPath).isSymbolicLink()) throw new sys.SysError(40, "open");
@@ -88,13 +151,21 @@ export const linuxNative: FsNative = {
 
   openBeneath(dirfd, parts, kind, mode = 0) {
     const flags = FLAGS[kind];
-    if (sys.hasOpenat2()) {
-      // RESOLVE_NO_SYMLINKS already refuses a final symlink with ELOOP; O_NOFOLLOW|O_DIRECTORY
-      // would turn that into an ambiguous ENOTDIR, so directory opens drop O_NOFOLLOW here.
-      const f = (flags & O.DIRECTORY) !== 0 ? flags & ~O.NOFOLLOW : flags;
-      return sys.openat2(dirfd, parts.length === 0 ? "." : parts.join("/"), f, mode);
+    const noXdev = confined.has(dirfd);
+    if (!sys.hasOpenat2()) {
+      const r = walkOpen(dirfd, parts, flags, mode, noXdev);
+      return tag(r.fd, noXdev, r.mount);
     }
-    return walkOpen(dirfd, parts, flags, mode);
+    // RESOLVE_NO_SYMLINKS already refuses a final symlink with ELOOP; O_NOFOLLOW|O_DIRECTORY
+    // would turn that into an ambiguous ENOTDIR, so directory opens drop O_NOFOLLOW here.
+    const f = (flags & O.DIRECTORY) !== 0 ? flags & ~O.NOFOLLOW : flags;
+    try {
+      return tag(sys.openat2(dirfd, parts.length === 0 ? "." : parts.join("/"), f, mode, noXdev), noXdev);
+    } catch (err) {
+      // request paths hold no ".." and no symlink is resolved, so EXDEV here is NO_XDEV's answer
+      if (noXdev && (err as sys.SysError).code === "EXDEV") throw new sys.MountCrossingError("openat2");
+      throw err;
+    }
   },
 
   reopenForRead(objectFd) {
@@ -103,7 +174,11 @@ export const linuxNative: FsNative = {
 
   readDir(dirFd) {
     const out: DirEntryInfo[] = [];
-    for (const d of fs.readdirSync(procPath(dirFd), { withFileTypes: true })) out.push({ name: d.name, kind: direntKind(d) });
+    const noXdev = confined.has(dirFd);
+    for (const d of fs.readdirSync(procPath(dirFd), { withFileTypes: true })) {
+      if (noXdev && isMountPoint(dirFd, d.name)) continue;
+      out.push({ name: d.name, kind: direntKind(d) });
+    }
     return out;
   },
 
@@ -112,6 +187,16 @@ export const linuxNative: FsNative = {
   },
 
   lstatChild(dirFd, name) {
+    // lstat through /proc would report the mounted root of a mount point: open it confined instead
+    if (confined.has(dirFd)) {
+      const fd = linuxNative.openBeneath(dirFd, [name], "object");
+      try {
+        return fs.fstatSync(fd, { bigint: true });
+      } finally {
+        confined.delete(fd);
+        closeQuietly(fd);
+      }
+    }
     return fs.lstatSync(procPath(dirFd, name), { bigint: true });
   },
 

@@ -52,6 +52,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   const root = ws.rootFd(t);
   const policy = t.wd.policy;
   const maxFile = limits.search_max_file_bytes;
+  const refuseHardlinked = t.wd.workdir.refuse_hardlinked_reads; // such files are skipped, like unreadable ones
   const scanner = new Scanner(args.query, args.caseSensitive);
   const want = args.limit + 1;
   const matches: SearchMatch[] = [];
@@ -105,7 +106,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         }
         try {
           const st = fs.fstatSync(fd);
-          if (!st.isFile() || st.size > maxFile) continue;
+          if (!st.isFile() || st.size > maxFile || (refuseHardlinked && st.nlink > 1)) continue;
           const found = scanner.scanFile(fd, st.size, rel, want - matches.length, deadline);
           for (const m of found) {
             const { lineEndAbs: _drop, ...match } = m;

@@ -6,7 +6,8 @@ export function workdir(alias: string, root: string, over: Partial<Workdir> = {}
   return {
     alias, path: root, description: null, read_only: false, agent_mode: "disabled", agent_runtimes: [],
     allow_hidden: false, disable_default_deny: false, extra_deny_globs: [], max_read_bytes: 524_288, max_read_lines: 500,
-    max_write_bytes: 1_048_576, binary_transfer_enabled: false, max_binary_transfer_bytes: 8_388_608, ...over,
+    max_write_bytes: 1_048_576, binary_transfer_enabled: false, max_binary_transfer_bytes: 8_388_608,
+    cross_mounts: true, refuse_hardlinked_reads: false, ...over,
   };
 }
 
