@@ -2,11 +2,12 @@
 // arrives. Shutdown order matters (bun-platform-findings §8): let in-flight requests answer,
 // close the transport, end stdout and only exit once stdout has flushed — `process.exit` right
 // after a write loses everything past one pipe buffer.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Registry } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ServerfsMcp } from "./server.ts";
+import { auditRefusedCall } from "./tool.ts";
+import { GatedStdioTransport } from "./transport.ts";
 
 /** Time requests still running at EOF get to answer before they are cancelled. */
 const DRAIN_GRACE_MS = 400;
@@ -36,7 +37,17 @@ export function maxFrameBytes(registry: Registry): number {
 
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
 export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: maxFrameBytes(mcp.registry) });
+  const transport = new GatedStdioTransport(process.stdin, process.stdout, {
+    maxFrameBytes: maxFrameBytes(mcp.registry),
+    requests: mcp.requests,
+    onRefused: (verdict) => {
+      // Only a method the server handles is named (it is ours, not caller text); the frame is never logged.
+      const method = verdict.kind === "refuse" ? verdict.method : undefined;
+      if (verdict.kind === "refuse") logger.warn("request_refused", { rpc_code: verdict.reply.error.code, ...(method ? { method } : {}) });
+      else logger.warn("frame_dropped", { reason: verdict.reason });
+      if (method === "tools/call") auditRefusedCall(logger, "INVALID_PARAMS");
+    },
+  });
   transport.onerror = () => {
     // A malformed frame is the client's problem; its bytes are not logged (they may be content).
     logger.warn("transport_error", {});
