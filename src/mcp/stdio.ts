@@ -22,10 +22,10 @@ const FORCED_EXIT_MS = 3000;
 export type ShutdownReason = "stdin_eof" | "stdout_closed" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
 
 /**
- * Largest single frame the transport accepts. The SDK's default (10 MiB) is smaller than one
- * upload of an 8 MiB binary (base64 + JSON), and the SDK answers an oversized frame by closing
- * the transport. So the cap is sized from the configured transfer and write limits, with room
- * for JSON escaping; a frame above it still closes the transport, and serve then exits.
+ * Largest single frame the transport accepts. A fixed 10 MiB (the SDK's default) is smaller than
+ * one upload of an 8 MiB binary (base64 + JSON), so the cap is sized from the configured transfer
+ * and write limits, with room for JSON escaping. A frame above it closes the transport (as the
+ * SDK's transport does), and serve then exits.
  */
 export function maxFrameBytes(registry: Registry): number {
   const binary = Math.max(0, ...registry.workdirs.filter((w) => w.binary_transfer_enabled).map((w) => w.max_binary_transfer_bytes));

@@ -170,6 +170,8 @@ const PARAM_CASES: Array<[string, Frame, number, string]> = [
   ["logging/setLevel (not offered)", { method: "logging/setLevel", params: { level: 5 } }, -32601, "Method not found"],
   ["completion/complete (not offered)", { method: "completion/complete", params: 5 }, -32601, "Method not found"],
   ["prompts/list (not offered)", { method: "prompts/list", params: "x" }, -32601, "Method not found"],
+  ["method named __proto__", { method: "__proto__", params: {} }, -32601, "Method not found"],
+  ["method named toString", { method: "toString" }, -32601, "Method not found"],
 ];
 
 describe("malformed requests get one coded line, and the connection carries on", () => {
@@ -192,6 +194,18 @@ describe("malformed requests get one coded line, and the connection carries on",
     await s.ping();
     // Only the ping's reply arrived.
     expect(s.all().length).toBe(before + 1);
+  });
+
+  test("a __proto__ member in params or arguments is inert data", async () => {
+    s.write(
+      '{"jsonrpc":"2.0","id":"proto-1","method":"tools/call","params":{"__proto__":{"name":5},"name":"list_workdirs","arguments":{}}}\n' +
+        '{"jsonrpc":"2.0","id":"proto-2","method":"tools/call","params":{"name":"stat_file","arguments":{"__proto__":{"path":"a.txt"},"workdir":"wd"}}}\n',
+    );
+    const one = await s.reply("proto-1");
+    expect((one.result?.structuredContent as { workdirs: unknown[] }).workdirs.length).toBe(1);
+    const two = await s.reply("proto-2");
+    expect((two.result?.structuredContent as { code: string }).code).toBe("INVALID_ARGUMENT");
+    await s.ping();
   });
 
   test("arguments that are an object but wrong inside stay the tool's INVALID_ARGUMENT result", async () => {
