@@ -228,7 +228,7 @@ describe("malformed requests get one coded line, and the connection carries on",
   });
 });
 
-describe("malformed notifications", () => {
+describe("malformed notifications, stray responses and batches", () => {
   test("get no reply, crash nothing, and the next request is answered", async () => {
     const before = s.all().length;
     const bad: Frame[] = [
@@ -239,8 +239,13 @@ describe("malformed notifications", () => {
       { method: "notifications/roots/list_changed", params: 5 },
       { method: 7 },
       { method: "notifications/unknown", params: [] },
+      // Stray or malformed responses (serve sends no requests of its own).
+      { id: 424242, result: {} },
+      { id: 424243, error: MARK },
+      { id: 424244 },
     ];
     for (const n of bad) s.send({ jsonrpc: "2.0", ...n });
+    s.write(`[${JSON.stringify({ jsonrpc: "2.0", id: 424245, method: "ping" })}]\n`);
     await s.ping();
     expect(s.all().length).toBe(before + 1);
     expect(s.proc.exitCode).toBeNull();
