@@ -5,6 +5,7 @@ import path from "node:path";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { Registry, TaskProfile, Workdir } from "../config/types.ts";
 import { RESERVED_RUNTIME_NAMES } from "../config/types.ts";
+import { PathPolicy } from "../fs/policy.ts";
 import { VERSION } from "../version.ts";
 import { canonicalJson } from "../common/canonical-json.ts";
 import { isWithin } from "../common/paths.ts";
@@ -100,6 +101,24 @@ export interface Authorized {
   cwd: string;
 }
 
+// One PathPolicy per configured workdir object, built as the file tools build theirs, so the
+// start directory of a task obeys exactly the hidden, deny and reserved-name rules a file call does.
+const startPolicies = new WeakMap<Workdir, PathPolicy>();
+
+/**
+ * The file tools' path policy applied to a task's starting directory (normalised, "" = root):
+ * RESERVED_PATH / HIDDEN_PATH_NOT_ALLOWED / DENIED_PATH. serve calls this before its RPC and the
+ * Bridge calls it again inside `authorize`, since a peer can reach the socket directly.
+ */
+export function checkStartPath(workdir: Workdir, rel: string, shown: string = rel): void {
+  let policy = startPolicies.get(workdir);
+  if (!policy) {
+    policy = new PathPolicy(workdir);
+    startPolicies.set(workdir, policy);
+  }
+  policy.check(workdir.alias, rel === "" ? [] : rel.split("/"), shown);
+}
+
 /** Policy (§3.7): workdir, mode, allowlist, profile rank, writability, then the starting directory. */
 export function authorize(registry: Registry, runtime: string, alias: string, profile: TaskProfile, rel: string): Authorized {
   const workdir = registry.workdirs.find((w) => w.alias === alias);
@@ -117,6 +136,8 @@ export function authorize(registry: Registry, runtime: string, alias: string, pr
   if (requiresWorkspaceWrite(runtime) && profile !== "workspace-write") {
     throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${runtime} requires the workspace-write profile`);
   }
+  // Lexical first, so a refused name is refused whether or not it exists.
+  checkStartPath(workdir, rel);
   let root: string;
   let cwd: string;
   try {
@@ -130,6 +151,8 @@ export function authorize(registry: Registry, runtime: string, alias: string, pr
   if (!isWithin(cwd, root)) {
     throw new ServerfsError("INVALID_WORKDIR_PATH", `path '${rel.slice(0, 200)}' leaves the workdir`);
   }
+  // And again on where it resolved: a symlink must not lead into a hidden, denied or reserved directory.
+  if (cwd !== root) checkStartPath(workdir, path.relative(root, cwd).split(path.sep).join("/"), rel);
   if (!fs.statSync(cwd).isDirectory()) throw new ServerfsError("WORKDIR_PATH_NOT_FOUND", `path '${rel.slice(0, 200)}' is not a directory`);
   return { workdir, root, cwd };
 }

@@ -6,13 +6,16 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
+  InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   ReadResourceRequestSchema,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
@@ -20,9 +23,10 @@ import { VERSION } from "../version.ts";
 import { InFlight } from "./inflight.ts";
 import { SERVER_INSTRUCTIONS } from "./instructions.ts";
 import { buildToolSurface } from "./surface.ts";
-import type { McpTool, RequestExtra, ToolRuntime } from "./tool.ts";
+import { type McpTool, type RequestExtra, type ToolRuntime, auditRefusedCall } from "./tool.ts";
 import type { FileServiceApi } from "./tools/fs/service.ts";
 import { RESOURCE_URI_TEMPLATE, parseResourceUri } from "./uri.ts";
+import type { RequestSchemas } from "./wire.ts";
 
 export interface McpServerOptions {
   registry: Registry;
@@ -37,6 +41,8 @@ export interface ServerfsMcp {
   registry: Registry;
   tools: readonly McpTool[];
   inflight: InFlight;
+  /** Every request method the server answers, with the schema its handler parses: the wire gate checks against these. */
+  requests: RequestSchemas;
 }
 
 /** JSON-RPC error for a refused resource read: message `CODE: detail`, the code again in `data`. */
@@ -62,22 +68,31 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.listing()) }));
+  // The SDK registers initialize and ping itself; every other handler goes through `handle`, so the
+  // wire gate's table cannot miss a method the server answers.
+  const requests = new Map<string, z.ZodType>();
+  for (const schema of [InitializeRequestSchema, PingRequestSchema]) requests.set(schema.shape.method.value, schema);
+  const handle = ((schema: { shape: { method: { value: string } } } & z.ZodType, handler: never) => {
+    requests.set(schema.shape.method.value, schema);
+    server.setRequestHandler(schema as never, handler);
+  }) as Server["setRequestHandler"];
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  handle(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.listing()) }));
+
+  handle(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       // The requested name is caller input: it is not logged.
-      logger.info("unknown_tool", {});
+      auditRefusedCall(logger, "UNKNOWN_TOOL");
       throw new McpError(ErrorCode.InvalidParams, "unknown tool");
     }
     const signal = AbortSignal.any([extra.signal, inflight.shutdownSignal]);
     return inflight.track(tool.call(request.params.arguments, { signal, extra }, runtime));
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  handle(ListResourcesRequestSchema, () => ({ resources: [] }));
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  handle(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
       {
         uriTemplate: RESOURCE_URI_TEMPLATE,
@@ -91,11 +106,11 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
     ],
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+  handle(ReadResourceRequestSchema, (request, extra) =>
     inflight.track(readResource(request.params.uri, extra, files, runtime)),
   );
 
-  return { server, registry, tools, inflight };
+  return { server, registry, tools, inflight, requests };
 }
 
 async function readResource(

@@ -2,11 +2,12 @@
 // arrives. Shutdown order matters (bun-platform-findings §8): let in-flight requests answer,
 // close the transport, end stdout and only exit once stdout has flushed — `process.exit` right
 // after a write loses everything past one pipe buffer.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Registry } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ServerfsMcp } from "./server.ts";
+import { auditRefusedCall } from "./tool.ts";
+import { GatedStdioTransport } from "./transport.ts";
 
 /** Time requests still running at EOF get to answer before they are cancelled. */
 const DRAIN_GRACE_MS = 400;
@@ -21,10 +22,10 @@ const FORCED_EXIT_MS = 3000;
 export type ShutdownReason = "stdin_eof" | "stdout_closed" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
 
 /**
- * Largest single frame the transport accepts. The SDK's default (10 MiB) is smaller than one
- * upload of an 8 MiB binary (base64 + JSON), and the SDK answers an oversized frame by closing
- * the transport. So the cap is sized from the configured transfer and write limits, with room
- * for JSON escaping; a frame above it still closes the transport, and serve then exits.
+ * Largest single frame the transport accepts. A fixed 10 MiB (the SDK's default) is smaller than
+ * one upload of an 8 MiB binary (base64 + JSON), so the cap is sized from the configured transfer
+ * and write limits, with room for JSON escaping. A frame above it closes the transport (as the
+ * SDK's transport does), and serve then exits.
  */
 export function maxFrameBytes(registry: Registry): number {
   const binary = Math.max(0, ...registry.workdirs.filter((w) => w.binary_transfer_enabled).map((w) => w.max_binary_transfer_bytes));
@@ -36,7 +37,17 @@ export function maxFrameBytes(registry: Registry): number {
 
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
 export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: maxFrameBytes(mcp.registry) });
+  const transport = new GatedStdioTransport(process.stdin, process.stdout, {
+    maxFrameBytes: maxFrameBytes(mcp.registry),
+    requests: mcp.requests,
+    onRefused: (verdict) => {
+      // Only a method the server handles is named (it is ours, not caller text); the frame is never logged.
+      const method = verdict.kind === "refuse" ? verdict.method : undefined;
+      if (verdict.kind === "refuse") logger.warn("request_refused", { rpc_code: verdict.reply.error.code, ...(method ? { method } : {}) });
+      else logger.warn("frame_dropped", { reason: verdict.reason });
+      if (method === "tools/call") auditRefusedCall(logger, "INVALID_PARAMS");
+    },
+  });
   transport.onerror = () => {
     // A malformed frame is the client's problem; its bytes are not logged (they may be content).
     logger.warn("transport_error", {});

@@ -192,6 +192,15 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
   return { name: spec.name, hints: spec.hints, listing, call };
 }
 
+/**
+ * The audit line of a tools/call refused before any tool ran: a malformed request (`INVALID_PARAMS`,
+ * answered -32602 by the wire gate) or an unknown tool (`UNKNOWN_TOOL`). The tool name and the
+ * arguments are caller input and are not logged.
+ */
+export function auditRefusedCall(logger: Logger, errorCode: "INVALID_PARAMS" | "UNKNOWN_TOOL"): void {
+  logger.info("tool_call", { success: false, error_code: errorCode, duration_ms: 0 });
+}
+
 /** Marks a failure already logged in detail; it maps to the fixed INTERNAL_ERROR result. */
 class InternalFailure extends Error {}
 

@@ -6,6 +6,8 @@ import { ServerfsError } from "../../../errors.ts";
 import type { Registry, TaskProfile } from "../../../config/types.ts";
 import type { BridgeClient } from "../../../bridge/ipc/client.ts";
 import type { FileService } from "../../../fs/index.ts";
+import { normalizeRequestPath } from "../../../fs/policy.ts";
+import { checkStartPath } from "../../../bridge/submit.ts";
 import type { ToolHints } from "../../tool.ts";
 
 export interface AgentToolDeps {
@@ -49,8 +51,8 @@ function requiresWorkspaceWrite(runtime: string): boolean {
 
 /**
  * agent-reference §1.2, in order, before any RPC: workdir, mode, allowlist, profile rank, runtimes
- * that need workspace-write, then the starting path through the filesystem path policy (must be a
- * directory). Returns the normalised relative path to send.
+ * that need workspace-write, then the starting path through the same start-path policy the Bridge
+ * applies and the file service's stat (must be a directory). Returns the normalised relative path to send.
  */
 export async function authorizeSubmit(
   deps: AgentToolDeps,
@@ -68,6 +70,8 @@ export async function authorizeSubmit(
   if (requiresWorkspaceWrite(a.runtime) && a.profile !== "workspace-write") {
     throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${a.runtime} requires the workspace-write profile`);
   }
+  // The Bridge applies the same check itself; refusing here spares the RPC and keeps the two in step.
+  checkStartPath(w, normalizeRequestPath(w.alias, a.path).join("/"), a.path);
   const st = await deps.files.statFile({ workdir: a.workdir, path: a.path });
   if (st.type !== "directory") throw new ServerfsError("NOT_A_DIRECTORY", `'${a.path.slice(0, 200)}' is not a directory`);
   return st.path === "." ? "" : st.path;
