@@ -196,7 +196,7 @@ export function linuxCaseSensitivity(root: string): CaseSensitivity {
     const folding = FOLDING.get(type);
     if (folding !== undefined) return insensitive(`${folding} matches names case-insensitively`);
     const answer = byType(fd, type);
-    if (answer.insensitive) return answer;
+    if (answer.basis === "detected-insensitive") return answer;
     return swappedLookupFolds(root) ? insensitive("a case-swapped lookup in the root found the same entry") : answer;
   } finally {
     fs.closeSync(fd);
