@@ -27,82 +27,141 @@ export function foldName(name: string): string {
   return out.normalize("NFC");
 }
 
-/** The highest code point that has a case mapping (Adlam); ranges above it fold to themselves. */
+/** The highest code point that has a case mapping (Adlam); above it everything folds to itself. */
 const LAST_CASED = 0x1e943;
-const RANGE_CACHE = new Map<string, number[]>();
 
-/** Single-code-point folds of the members of lo..hi that differ from the member itself. */
-function foldedMembers(lo: number, hi: number): number[] {
-  const key = `${lo}-${hi}`;
-  let out = RANGE_CACHE.get(key);
-  if (out !== undefined) return out;
-  out = [];
-  for (let cp = lo; cp <= Math.min(hi, LAST_CASED); cp++) {
-    if (cp >= 0xd800 && cp <= 0xdfff) continue; // lone surrogates have no case
-    const f = foldName(String.fromCodePoint(cp));
-    const fcp = f.codePointAt(0) as number;
-    if (fcp !== cp && f.length === String.fromCodePoint(fcp).length) out.push(fcp);
+function foldCp(cp: number): number | null {
+  if (cp >= 0xd800 && cp <= 0xdfff) return cp; // lone surrogates have no case
+  const f = foldName(String.fromCodePoint(cp));
+  const fcp = f.codePointAt(0) as number;
+  // A fold to several code points (`ß` → `ss`) has no single-character twin in a class.
+  return f.length === String.fromCodePoint(fcp).length ? fcp : null;
+}
+
+let preimages: Map<number, number[]> | null = null;
+
+/** Every code point whose fold is `c` (c included): the spellings a filesystem treats as `c`. */
+function spellingsOf(c: number): number[] {
+  if (preimages === null) {
+    // Built once, and only for a negated class with cased members (rare in deny globs).
+    preimages = new Map();
+    for (let cp = 0; cp <= LAST_CASED; cp++) {
+      const f = foldCp(cp);
+      if (f === null || f === cp) continue;
+      const list = preimages.get(f);
+      if (list) list.push(cp);
+      else preimages.set(f, [cp]);
+    }
   }
-  RANGE_CACHE.set(key, out);
+  return [c, ...(preimages.get(c) ?? [])];
+}
+
+type Interval = [number, number];
+
+function contains(set: readonly Interval[], cp: number): boolean {
+  return set.some(([lo, hi]) => cp >= lo && cp <= hi);
+}
+
+/** Cased code points of the set and their folds (the only members folding can change). */
+function casedMembers(set: readonly Interval[]): { cp: number; fold: number | null }[] {
+  const out: { cp: number; fold: number | null }[] = [];
+  for (const [lo, hi] of set) {
+    for (let cp = lo; cp <= Math.min(hi, LAST_CASED); cp++) {
+      const fold = foldCp(cp);
+      if (fold !== cp) out.push({ cp, fold });
+      else if (cp <= 0x7f ? /[a-z]/.test(String.fromCharCode(cp)) : String.fromCodePoint(cp).toUpperCase() !== String.fromCodePoint(cp)) {
+        out.push({ cp, fold }); // already folded, but has other spellings
+      }
+    }
+  }
   return out;
 }
 
-const SPECIAL = new Set([0x5d /* ] */, 0x2d /* - */, 0x21 /* ! */, 0x5e /* ^ */]);
+const SPECIALS = [0x21 /* ! */, 0x2d /* - */, 0x5d /* ] */, 0x5e /* ^ */];
+
+/** Members re-emitted so glob.ts parses back exactly this set: `]` first, `-` last, `!`/`^` never first. */
+function emitClass(members: Interval[], negate: boolean): string {
+  members.sort((x, y) => x[0] - y[0]);
+  const merged: Interval[] = [];
+  for (const iv of members) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && iv[0] <= last[1] + 1) last[1] = Math.max(last[1], iv[1]);
+    else merged.push([iv[0], iv[1]]);
+  }
+  if (merged.length === 0) return negate ? "?" : "[]"; // `[!<nothing>]` is any character
+  const special = new Set<number>();
+  let body = "";
+  const emit = (lo: number, hi: number) => {
+    if (lo > hi) return;
+    body += String.fromCodePoint(lo);
+    if (hi === lo + 1) body += String.fromCodePoint(hi);
+    else if (hi > lo) body += `-${String.fromCodePoint(hi)}`;
+  };
+  for (const [lo0, hi] of merged) {
+    let lo = lo0;
+    for (const sp of SPECIALS) {
+      if (sp < lo || sp > hi) continue;
+      special.add(sp);
+      emit(lo, sp - 1);
+      lo = sp + 1;
+    }
+    emit(lo, hi);
+  }
+  const head = special.has(0x5d) ? "]" : "";
+  let tail = `${special.has(0x21) ? "!" : ""}${special.has(0x5e) ? "^" : ""}`;
+  if (head === "" && body === "") {
+    // Only `!`/`^`/`-`: `-` may lead, and a lone `!` or `^` after it is a plain member.
+    return `[${negate ? "!" : ""}${special.has(0x2d) ? "-" : ""}${tail}]`;
+  }
+  tail += special.has(0x2d) ? "-" : "";
+  return `[${negate ? "!" : ""}${head}${body}${tail}]`;
+}
 
 /**
- * A bracket class whose members gain their folded twins, re-emitted so glob.ts parses it back to
- * exactly that set (`]` first, `-` last, `!`/`^` never first). Null: folding adds nothing.
+ * A bracket class for folded names. A name is refused when ANY spelling of it that the
+ * filesystem treats as the same would be refused, so a positive class also takes the fold of each
+ * member, and a negated class excludes a folded character only when every spelling of it is a
+ * member (`[!A-Z]` still matches `a`, since the file `A` is also reachable as `a`).
+ * Null: folding changes nothing.
  */
 function foldClass(body: string[], negate: boolean): string | null {
-  const intervals: [number, number][] = [];
-  const added: number[] = [];
+  const set: Interval[] = [];
   for (let k = 0; k < body.length; k++) {
     const a = (body[k] as string).codePointAt(0) as number;
     const b = body[k + 2];
-    let lo = a;
-    let hi = a;
     if (body[k + 1] === "-" && b !== undefined) {
-      hi = b.codePointAt(0) as number;
+      const hi = b.codePointAt(0) as number;
       k += 2;
-      if (lo > hi) continue; // glob.ts drops a reversed range: it matches nothing
-    }
-    intervals.push([lo, hi]);
-    added.push(...foldedMembers(lo, hi));
+      if (a <= hi) set.push([a, hi]); // glob.ts drops a reversed range: it matches nothing
+    } else set.push([a, a]);
   }
-  if (added.length === 0) return null;
-  for (const cp of added) intervals.push([cp, cp]);
-  intervals.sort((x, y) => x[0] - y[0]);
-  const special = new Set<number>();
-  let members = "";
-  const emit = (lo: number, hi: number) => {
-    if (lo > hi) return;
-    members += String.fromCodePoint(lo);
-    if (hi === lo + 1) members += String.fromCodePoint(hi);
-    else if (hi > lo) members += `-${String.fromCodePoint(hi)}`;
-  };
-  let cur: [number, number] | null = null;
-  const flush = (iv: [number, number]) => {
-    // Cut the four specials out of the interval; they are emitted in safe positions below.
-    let lo = iv[0];
-    for (const s of [...SPECIAL].sort((x, y) => x - y)) {
-      if (s < lo || s > iv[1]) continue;
-      special.add(s);
-      emit(lo, s - 1);
-      lo = s + 1;
-    }
-    emit(lo, iv[1]);
-  };
-  for (const iv of intervals) {
-    if (cur !== null && iv[0] <= cur[1] + 1) cur[1] = Math.max(cur[1], iv[1]);
-    else {
-      if (cur !== null) flush(cur);
-      cur = [iv[0], iv[1]];
-    }
+  const cased = casedMembers(set);
+  if (cased.length === 0) return null;
+  if (!negate) {
+    const out = [...set];
+    for (const m of cased) if (m.fold !== null) out.push([m.fold, m.fold]);
+    return emitClass(out, false);
   }
-  if (cur !== null) flush(cur);
-  const head = special.has(0x5d) ? "]" : "";
-  const tail = `${special.has(0x21) ? "!" : ""}${special.has(0x5e) ? "^" : ""}${special.has(0x2d) ? "-" : ""}`;
-  return `[${negate ? "!" : ""}${head}${members}${tail}]`;
+  // Negated: keep every uncased member; a folded character stays excluded only if all of its
+  // spellings are members.
+  const drop = new Set<number>();
+  const add: number[] = [];
+  for (const m of cased) {
+    if (m.fold === null) continue;
+    if (spellingsOf(m.fold).every((v) => contains(set, v))) add.push(m.fold);
+    else drop.add(m.fold);
+  }
+  const out: Interval[] = [];
+  for (const [lo, hi] of set) {
+    let start = lo;
+    for (const d of [...drop].filter((x) => !add.includes(x) && x >= lo && x <= hi).sort((x, y) => x - y)) {
+      if (d > start) out.push([start, d - 1]);
+      start = d + 1;
+    }
+    if (start <= hi) out.push([start, hi]);
+  }
+  for (const c of add) out.push([c, c]);
+  return emitClass(out, true);
 }
 
 /**
