@@ -183,21 +183,27 @@ export class PathPolicy {
    * (`parentRel`, "" for the root) is itself allowed.
    */
   entryVisible(parentRel: string, name: string): boolean {
-    if (this.reserved(name)) return false;
-    if (!this.allowHidden && name.charCodeAt(0) === 46 /* . */) return false;
-    if (this.nameDenied(name)) return false;
+    const dot = name.charCodeAt(0) === 46; /* . */
+    // Both reserved names start with `.`, in every spelling: only those need the reserved test.
+    if (dot && this.reserved(name)) return false;
+    if (dot && !this.allowHidden) return false;
+    const folded = this.folded;
+    if (folded === null) {
+      if (this.exact.component !== null && this.exact.component.test(name)) return false;
+      return !this.hasPathRules || !pathMatch(this.exact.path, parentRel === "" ? name : `${parentRel}/${name}`);
+    }
+    // Fold once per entry (and the parent once per directory); the exact tests run first.
+    const fname = foldName(name);
+    const sameName = fname === name && this.globsFoldToSelf;
+    if (this.exact.component !== null && (this.exact.component.test(name) || (!sameName && folded.component?.test(fname)))) return false;
     if (!this.hasPathRules) return true;
-    const rel = parentRel === "" ? name : `${parentRel}/${name}`;
-    if (pathMatch(this.exact.path, rel)) return false;
-    if (this.folded === null) return true;
+    if (pathMatch(this.exact.path, parentRel === "" ? name : `${parentRel}/${name}`)) return false;
     if (parentRel !== this.lastParent) {
       this.lastParent = parentRel;
       this.lastParentFolded = foldName(parentRel);
     }
-    const fname = foldName(name);
-    if (fname === name && this.lastParentFolded === parentRel && this.globsFoldToSelf) return true;
-    const frel = this.lastParentFolded === "" ? fname : `${this.lastParentFolded}/${fname}`;
-    return !pathMatch(this.folded.path, frel);
+    if (sameName && this.lastParentFolded === parentRel) return true;
+    return !pathMatch(folded.path, this.lastParentFolded === "" ? fname : `${this.lastParentFolded}/${fname}`);
   }
 
   /** Throws RESERVED_PATH / HIDDEN_PATH_NOT_ALLOWED / DENIED_PATH, in that order. */
