@@ -30,12 +30,35 @@ export function foldName(name: string): string {
 /** The highest code point that has a case mapping (Adlam); above it everything folds to itself. */
 const LAST_CASED = 0x1e943;
 
+// Per code point, computed at most once per process: -2 not yet known, -1 folds to several.
+// However many wide classes the deny globs hold, the total cost is one sweep of the cased range.
+const FOLD_TABLE = new Int32Array(LAST_CASED + 1).fill(-2);
+
 function foldCp(cp: number): number | null {
-  if (cp >= 0xd800 && cp <= 0xdfff) return cp; // lone surrogates have no case
-  const f = foldName(String.fromCodePoint(cp));
-  const fcp = f.codePointAt(0) as number;
-  // A fold to several code points (`ß` → `ss`) has no single-character twin in a class.
-  return f.length === String.fromCodePoint(fcp).length ? fcp : null;
+  if (cp > LAST_CASED || (cp >= 0xd800 && cp <= 0xdfff)) return cp; // no case there
+  let t = FOLD_TABLE[cp] as number;
+  if (t === -2) {
+    const f = foldName(String.fromCodePoint(cp));
+    const fcp = f.codePointAt(0) as number;
+    // A fold to several code points (`ß` → `ss`) has no single-character twin in a class.
+    t = f.length === String.fromCodePoint(fcp).length ? fcp : -1;
+    FOLD_TABLE[cp] = t;
+  }
+  return t === -1 ? null : t;
+}
+
+const UPPER_TABLE = new Uint8Array(LAST_CASED + 1); // 0 unknown, 1 no, 2 yes
+
+/** Whether `cp` has other spellings although it is its own fold (`a` has `A`). */
+function hasUpper(cp: number): boolean {
+  if (cp > LAST_CASED) return false;
+  let t = UPPER_TABLE[cp] as number;
+  if (t === 0) {
+    const ch = String.fromCodePoint(cp);
+    t = ch.toUpperCase() !== ch ? 2 : 1;
+    UPPER_TABLE[cp] = t;
+  }
+  return t === 2;
 }
 
 let preimages: Map<number, number[]> | null = null;
@@ -63,16 +86,23 @@ function contains(set: readonly Interval[], cp: number): boolean {
 }
 
 /** Cased code points of the set and their folds (the only members folding can change). */
-function casedMembers(set: readonly Interval[]): { cp: number; fold: number | null }[] {
-  const out: { cp: number; fold: number | null }[] = [];
+type Cased = { cp: number; fold: number | null };
+const CASED_CACHE = new Map<string, Cased[]>();
+
+function casedMembers(set: readonly Interval[]): Cased[] {
+  const out: Cased[] = [];
   for (const [lo, hi] of set) {
-    for (let cp = lo; cp <= Math.min(hi, LAST_CASED); cp++) {
-      const fold = foldCp(cp);
-      if (fold !== cp) out.push({ cp, fold });
-      else if (cp <= 0x7f ? /[a-z]/.test(String.fromCharCode(cp)) : String.fromCodePoint(cp).toUpperCase() !== String.fromCodePoint(cp)) {
-        out.push({ cp, fold }); // already folded, but has other spellings
+    const key = `${lo}-${hi}`;
+    let members = CASED_CACHE.get(key);
+    if (members === undefined) {
+      members = [];
+      for (let cp = lo; cp <= Math.min(hi, LAST_CASED); cp++) {
+        const fold = foldCp(cp);
+        if (fold !== cp || hasUpper(cp)) members.push({ cp, fold }); // changed by folding, or has other spellings
       }
+      if (CASED_CACHE.size < 4096) CASED_CACHE.set(key, members);
     }
+    out.push(...members);
   }
   return out;
 }
@@ -145,16 +175,18 @@ function foldClass(body: string[], negate: boolean): string | null {
   // Negated: keep every uncased member; a folded character stays excluded only if all of its
   // spellings are members.
   const drop = new Set<number>();
-  const add: number[] = [];
+  const add = new Set<number>();
   for (const m of cased) {
     if (m.fold === null) continue;
-    if (spellingsOf(m.fold).every((v) => contains(set, v))) add.push(m.fold);
+    if (spellingsOf(m.fold).every((v) => contains(set, v))) add.add(m.fold);
     else drop.add(m.fold);
   }
+  const cut = [...drop].filter((x) => !add.has(x)).sort((x, y) => x - y);
   const out: Interval[] = [];
   for (const [lo, hi] of set) {
     let start = lo;
-    for (const d of [...drop].filter((x) => !add.includes(x) && x >= lo && x <= hi).sort((x, y) => x - y)) {
+    for (const d of cut) {
+      if (d < lo || d > hi) continue;
       if (d > start) out.push([start, d - 1]);
       start = d + 1;
     }
