@@ -8,6 +8,8 @@ export interface CaseSensitivity {
   basis: CaseBasis;
   /** Why, for doctor and logs; never contains the path. */
   reason: string;
+  /** Case-sensitive, but NFC and NFD spellings still name one file (case-sensitive APFS). */
+  normalizationInsensitive?: boolean;
 }
 
 export function sensitive(reason: string): CaseSensitivity {

@@ -27,6 +27,11 @@ export function foldName(name: string): string {
   return out.normalize("NFC");
 }
 
+/** Normalisation only (case-sensitive APFS): NFC, with the same ASCII fast path. */
+export function nfcName(name: string): string {
+  return ASCII_ONLY.test(name) ? name : name.normalize("NFC");
+}
+
 /** The highest code point that has a case mapping (Adlam); above it everything folds to itself. */
 const LAST_CASED = 0x1e943;
 

@@ -12,7 +12,7 @@
 
 import type { WorkdirPolicy } from "../config/types.ts";
 import { fail } from "./fail.ts";
-import { foldGlob, foldName } from "./fold.ts";
+import { foldGlob, foldName, nfcName } from "./fold.ts";
 import { compileFnmatch, compilePathGlob } from "./glob.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
@@ -76,6 +76,11 @@ export interface PathPolicyOptions {
    * policy built without knowing its filesystem takes the safe side (unknown → insensitive).
    */
   caseInsensitive?: boolean;
+  /**
+   * Case-sensitive, but NFC and NFD spellings name one file (case-sensitive APFS): names and
+   * globs are compared in NFC. Implied by `caseInsensitive`.
+   */
+  normalizationInsensitive?: boolean;
 }
 
 interface Rules {
@@ -84,7 +89,7 @@ interface Rules {
   path: RegExp[];
 }
 
-function compileRules(globs: readonly string[], fold: boolean): Rules {
+function compileRules(globs: readonly string[], fold: ((glob: string, isPath: boolean) => string) | null): Rules {
   const component: RegExp[] = [];
   const path: RegExp[] = [];
   const seen = new Set<string>();
@@ -92,7 +97,7 @@ function compileRules(globs: readonly string[], fold: boolean): Rules {
     const trimmed = raw.trim().replace(/^\/+/, "").replace(/\/+$/, "");
     if (trimmed === "") continue;
     const isPath = trimmed.includes("/");
-    const body = fold ? foldGlob(trimmed, isPath) : trimmed;
+    const body = fold === null ? trimmed : fold(trimmed, isPath);
     if (seen.has(body)) continue;
     seen.add(body);
     if (isPath) path.push(compilePathGlob(body, true));
@@ -112,6 +117,8 @@ function pathMatch(rules: readonly RegExp[], rel: string): boolean {
 export class PathPolicy {
   readonly allowHidden: boolean;
   readonly caseInsensitive: boolean;
+  /** How names are folded before the second test; null: exact matching only. */
+  private readonly fold: ((name: string) => string) | null;
   private readonly exact: Rules;
   /** Rules for folded names; null when case-sensitive. */
   private readonly folded: Rules | null;
@@ -129,8 +136,17 @@ export class PathPolicy {
     this.allowHidden = policy.allow_hidden;
     this.caseInsensitive = options.caseInsensitive ?? true;
     const globs = [...(policy.disable_default_deny ? [] : DEFAULT_DENY_GLOBS), ...policy.extra_deny_globs];
-    this.exact = compileRules(globs, false);
-    this.folded = this.caseInsensitive ? compileRules(globs, true) : null;
+    this.exact = compileRules(globs, null);
+    if (this.caseInsensitive) {
+      this.fold = foldName;
+      this.folded = compileRules(globs, foldGlob);
+    } else if (options.normalizationInsensitive) {
+      this.fold = nfcName;
+      this.folded = compileRules(globs, (g) => g.normalize("NFC"));
+    } else {
+      this.fold = null;
+      this.folded = null;
+    }
     this.globsFoldToSelf =
       this.folded === null ||
       ((this.folded.component?.source ?? "") === (this.exact.component?.source ?? "") &&
@@ -141,8 +157,8 @@ export class PathPolicy {
 
   /** The folded spelling to test as well, or null when the exact test already decides. */
   private foldedOf(s: string): string | null {
-    if (this.folded === null) return null;
-    const f = foldName(s);
+    if (this.fold === null) return null;
+    const f = this.fold(s);
     return f === s && this.globsFoldToSelf ? null : f;
   }
 
@@ -188,19 +204,20 @@ export class PathPolicy {
     if (dot && this.reserved(name)) return false;
     if (dot && !this.allowHidden) return false;
     const folded = this.folded;
-    if (folded === null) {
+    const fold = this.fold;
+    if (folded === null || fold === null) {
       if (this.exact.component !== null && this.exact.component.test(name)) return false;
       return !this.hasPathRules || !pathMatch(this.exact.path, parentRel === "" ? name : `${parentRel}/${name}`);
     }
     // Fold once per entry (and the parent once per directory); the exact tests run first.
-    const fname = foldName(name);
+    const fname = fold(name);
     const sameName = fname === name && this.globsFoldToSelf;
     if (this.exact.component !== null && (this.exact.component.test(name) || (!sameName && folded.component?.test(fname)))) return false;
     if (!this.hasPathRules) return true;
     if (pathMatch(this.exact.path, parentRel === "" ? name : `${parentRel}/${name}`)) return false;
     if (parentRel !== this.lastParent) {
       this.lastParent = parentRel;
-      this.lastParentFolded = foldName(parentRel);
+      this.lastParentFolded = fold(parentRel);
     }
     if (sameName && this.lastParentFolded === parentRel) return true;
     return !pathMatch(folded.path, this.lastParentFolded === "" ? fname : `${this.lastParentFolded}/${fname}`);

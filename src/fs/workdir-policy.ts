@@ -15,5 +15,9 @@ export interface BuiltPolicy {
 
 export function workdirPolicy(w: Workdir): BuiltPolicy {
   const caseSensitivity = detectCaseSensitivity(w.path);
-  return { policy: new PathPolicy(w, { caseInsensitive: caseSensitivity.insensitive }), caseSensitivity };
+  const policy = new PathPolicy(w, {
+    caseInsensitive: caseSensitivity.insensitive,
+    normalizationInsensitive: caseSensitivity.normalizationInsensitive === true,
+  });
+  return { policy, caseSensitivity };
 }

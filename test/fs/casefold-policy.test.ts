@@ -134,6 +134,21 @@ describe("case-sensitive workdir keeps exact matching", () => {
   });
 });
 
+describe("case-sensitive but normalisation-insensitive workdir (case-sensitive APFS)", () => {
+  test("NFD and NFC spellings match each other; case still matters", () => {
+    const p = new PathPolicy({ ...base, extra_deny_globs: [`${NFC}/**`] }, { caseInsensitive: false, normalizationInsensitive: true });
+    expect(p.caseInsensitive).toBe(false);
+    expect(codeOf(p, `${NFD}/plan.md`)).toBe("DENIED_PATH");
+    expect(codeOf(p, `${NFC}/plan.md`)).toBe("DENIED_PATH");
+    expect(p.entryVisible("", NFD)).toBe(false);
+    expect(codeOf(p, `${NFC.toUpperCase()}/plan.md`)).toBe("OK");
+    expect(codeOf(p, "ID_RSA")).toBe("OK");
+    expect(codeOf(p, "id_rsa")).toBe("DENIED_PATH");
+    const nfdGlob = new PathPolicy({ ...base, extra_deny_globs: [NFD] }, { caseInsensitive: false, normalizationInsensitive: true });
+    expect(codeOf(nfdGlob, NFC)).toBe("DENIED_PATH");
+  });
+});
+
 describe("fold primitives", () => {
   test("foldName: ASCII lower-case, NFC, upper-then-lower, context-free sigma", () => {
     expect(foldName("ID_RSA")).toBe("id_rsa");

@@ -68,7 +68,10 @@ export function caseCheck(w: Workdir): CheckResult {
   const id = `workdir.${w.alias}.names`;
   const label = `workdir ${w.alias} names`;
   const cs = workdirPolicy(w).caseSensitivity;
-  if (cs.basis === "detected-sensitive") return ok(id, label, `matched case-sensitively (detected: ${cs.reason})`);
+  if (cs.basis === "detected-sensitive") {
+    const nfc = cs.normalizationInsensitive ? ", after Unicode normalisation" : "";
+    return ok(id, label, `matched case-sensitively${nfc} (detected: ${cs.reason})`);
+  }
   if (cs.basis === "detected-insensitive") return ok(id, label, `matched case-insensitively (detected: ${cs.reason})`);
   return ok(id, label, `matched case-insensitively (unknown, the safe default: ${cs.reason})`);
 }
