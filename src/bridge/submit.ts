@@ -5,7 +5,8 @@ import path from "node:path";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { Registry, TaskProfile, Workdir } from "../config/types.ts";
 import { RESERVED_RUNTIME_NAMES } from "../config/types.ts";
-import { PathPolicy } from "../fs/policy.ts";
+import type { PathPolicy } from "../fs/policy.ts";
+import { workdirPolicy } from "../fs/workdir-policy.ts";
 import { VERSION } from "../version.ts";
 import { canonicalJson } from "../common/canonical-json.ts";
 import { isWithin } from "../common/paths.ts";
@@ -101,8 +102,9 @@ export interface Authorized {
   cwd: string;
 }
 
-// One PathPolicy per configured workdir object, built as the file tools build theirs, so the
-// start directory of a task obeys exactly the hidden, deny and reserved-name rules a file call does.
+// One PathPolicy per configured workdir object, built by the same workdirPolicy() as the file
+// tools (with the same case-sensitivity probe), so the start directory of a task obeys exactly
+// the hidden, deny and reserved-name rules a file call does.
 const startPolicies = new WeakMap<Workdir, PathPolicy>();
 
 /**
@@ -113,7 +115,7 @@ const startPolicies = new WeakMap<Workdir, PathPolicy>();
 export function checkStartPath(workdir: Workdir, rel: string, shown: string = rel): void {
   let policy = startPolicies.get(workdir);
   if (!policy) {
-    policy = new PathPolicy(workdir);
+    policy = workdirPolicy(workdir).policy;
     startPolicies.set(workdir, policy);
   }
   policy.check(workdir.alias, rel === "" ? [] : rel.split("/"), shown);

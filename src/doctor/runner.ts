@@ -15,7 +15,7 @@ import { recoveryGuardChecks } from "./checks/recovery-guards.ts";
 import { stateDatabaseCheck } from "./checks/state-database.ts";
 import { stateDirChecks } from "./checks/state-dir.ts";
 import { platformText, versionChecks } from "./checks/version.ts";
-import { filesystemCheck, listingCheck, rootCheck, writeCheck } from "./checks/workdir.ts";
+import { caseCheck, filesystemCheck, listingCheck, rootCheck, writeCheck } from "./checks/workdir.ts";
 import { DoctorContext, type DoctorOptions } from "./context.ts";
 import { fail, ok, summarize, type CheckResult, type DoctorReport } from "./types.ts";
 
@@ -73,6 +73,7 @@ export async function runDoctor(input: LoadInput, options: DoctorOptions): Promi
       if (!root.usable) continue;
       const fsys = await filesystemCheck(w);
       checks.push(fsys.result);
+      checks.push(caseCheck(w));
       files ??= createFileService(registry);
       checks.push(await listingCheck(files, w, registry.limits.max_list_entries));
       checks.push(writeCheck(w, fsys.mount));

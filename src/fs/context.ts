@@ -8,11 +8,14 @@ import type { Registry, Workdir } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import { fail, workdirNotFound } from "./fail.ts";
 import type { FsNative } from "./native.ts";
-import { normalizeRequestPath, PathPolicy } from "./policy.ts";
+import { normalizeRequestPath, type PathPolicy } from "./policy.ts";
+import { workdirPolicy, type CaseSensitivity } from "./workdir-policy.ts";
 
 export interface WorkdirState {
   readonly workdir: Workdir;
   readonly policy: PathPolicy;
+  /** How the policy matches names, probed once when the workspace is built. */
+  readonly caseSensitivity: CaseSensitivity;
   rootFd: number | null;
 }
 
@@ -37,7 +40,7 @@ export class Workspace {
     readonly registry: Registry,
     readonly native: FsNative,
   ) {
-    for (const w of registry.workdirs) this.byAlias.set(w.alias, { workdir: w, policy: new PathPolicy(w), rootFd: null });
+    for (const w of registry.workdirs) this.byAlias.set(w.alias, { workdir: w, ...workdirPolicy(w), rootFd: null });
   }
 
   lookup(alias: string): WorkdirState {

@@ -2,13 +2,17 @@
 // hidden names, deny rules. One PathPolicy per workdir is shared by every channel, so a path that
 // is refused by direct access is also invisible to list, find and search.
 //
-// Deny semantics (README §3.4): a glob without `/` is matched (fnmatch, case-sensitive) against
-// EVERY component, so `internal` denies `internal/x.py`; a glob with `/` is matched against the
+// Deny semantics (README §3.4): a glob without `/` is matched (fnmatch) against EVERY component, so `internal` denies `internal/x.py`; a glob with `/` is matched against the
 // whole workdir-relative path and against each ancestor prefix, so anything below a denied
 // directory is denied too (`docs/*.md`, `secret/**`, `**/build/**`).
+//
+// On a case-insensitive workdir (docs/security.md, "Case-insensitive filesystems") the same file
+// answers to `id_rsa` and `ID_RSA`, so every rule also matches the folded name against the folded
+// globs (see ./fold.ts). The exact, unfolded match stays too, so folding can only add refusals.
 
 import type { WorkdirPolicy } from "../config/types.ts";
 import { fail } from "./fail.ts";
+import { foldGlob, foldName, nfcName } from "./fold.ts";
 import { compileFnmatch, compilePathGlob } from "./glob.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
@@ -31,8 +35,12 @@ export const DEFAULT_DENY_GLOBS: readonly string[] = [
   ".kube",
 ];
 
-export function isReservedName(name: string): boolean {
-  return name.startsWith(RESERVED_TEMP_PREFIX) || name === RESERVED_SENTINEL;
+/** `caseInsensitive`: also refuse any spelling the filesystem treats as the same name. */
+export function isReservedName(name: string, caseInsensitive = false): boolean {
+  if (name.startsWith(RESERVED_TEMP_PREFIX) || name === RESERVED_SENTINEL) return true;
+  if (!caseInsensitive) return false;
+  const f = foldName(name);
+  return f.startsWith(RESERVED_TEMP_PREFIX) || f === RESERVED_SENTINEL;
 }
 
 export function isHiddenName(name: string): boolean {
@@ -62,45 +70,121 @@ export function normalizeRequestPath(workdir: string, raw: string): string[] {
   return parts;
 }
 
+export interface PathPolicyOptions {
+  /**
+   * Match as the workdir's filesystem would if it folds case and normalisation. Default true: a
+   * policy built without knowing its filesystem takes the safe side (unknown → insensitive).
+   */
+  caseInsensitive?: boolean;
+  /**
+   * Case-sensitive, but NFC and NFD spellings name one file (case-sensitive APFS): names and
+   * globs are compared in NFC. Implied by `caseInsensitive`.
+   */
+  normalizationInsensitive?: boolean;
+}
+
+interface Rules {
+  /** All component globs as one alternation: one regex test per name on the walk hot path. */
+  component: RegExp | null;
+  path: RegExp[];
+}
+
+function compileRules(globs: readonly string[], fold: ((glob: string, isPath: boolean) => string) | null): Rules {
+  const component: RegExp[] = [];
+  const path: RegExp[] = [];
+  const seen = new Set<string>();
+  for (const raw of globs) {
+    const trimmed = raw.trim().replace(/^\/+/, "").replace(/\/+$/, "");
+    if (trimmed === "") continue;
+    const isPath = trimmed.includes("/");
+    const body = fold === null ? trimmed : fold(trimmed, isPath);
+    if (seen.has(body)) continue;
+    seen.add(body);
+    if (isPath) path.push(compilePathGlob(body, true));
+    else component.push(compileFnmatch(body));
+  }
+  return {
+    component: component.length === 0 ? null : new RegExp(component.map((re) => `(?:${re.source})`).join("|"), "u"),
+    path,
+  };
+}
+
+function pathMatch(rules: readonly RegExp[], rel: string): boolean {
+  for (const re of rules) if (re.test(rel)) return true;
+  return false;
+}
+
 export class PathPolicy {
   readonly allowHidden: boolean;
-  /** All component globs as one alternation: one regex test per name on the walk hot path. */
-  private readonly componentRule: RegExp | null;
-  private readonly pathRules: RegExp[];
+  readonly caseInsensitive: boolean;
+  /** How names are folded before the second test; null: exact matching only. */
+  private readonly fold: ((name: string) => string) | null;
+  private readonly exact: Rules;
+  /** Rules for folded names; null when case-sensitive. */
+  private readonly folded: Rules | null;
+  /** Folding changed no glob: a name that folds to itself needs only the exact test. */
+  private readonly globsFoldToSelf: boolean;
+  private readonly hasPathRules: boolean;
+  // entryVisible is called once per entry of the same directory: fold its path once.
+  private lastParent = "";
+  private lastParentFolded = "";
 
-  constructor(policy: Pick<WorkdirPolicy, "allow_hidden" | "disable_default_deny" | "extra_deny_globs">) {
+  constructor(
+    policy: Pick<WorkdirPolicy, "allow_hidden" | "disable_default_deny" | "extra_deny_globs">,
+    options: PathPolicyOptions = {},
+  ) {
     this.allowHidden = policy.allow_hidden;
+    this.caseInsensitive = options.caseInsensitive ?? true;
     const globs = [...(policy.disable_default_deny ? [] : DEFAULT_DENY_GLOBS), ...policy.extra_deny_globs];
-    const component: RegExp[] = [];
-    const path: RegExp[] = [];
-    const seen = new Set<string>();
-    for (const raw of globs) {
-      const glob = raw.trim();
-      if (glob === "" || seen.has(glob)) continue;
-      seen.add(glob);
-      const body = glob.replace(/^\/+/, "").replace(/\/+$/, "");
-      if (body === "") continue;
-      if (body.includes("/")) path.push(compilePathGlob(body, true));
-      else component.push(compileFnmatch(body));
+    this.exact = compileRules(globs, null);
+    if (this.caseInsensitive) {
+      this.fold = foldName;
+      this.folded = compileRules(globs, foldGlob);
+    } else if (options.normalizationInsensitive) {
+      this.fold = nfcName;
+      this.folded = compileRules(globs, (g) => g.normalize("NFC"));
+    } else {
+      this.fold = null;
+      this.folded = null;
     }
-    this.componentRule = component.length === 0 ? null : new RegExp(component.map((re) => `(?:${re.source})`).join("|"), "u");
-    this.pathRules = path;
+    this.globsFoldToSelf =
+      this.folded === null ||
+      ((this.folded.component?.source ?? "") === (this.exact.component?.source ?? "") &&
+        this.folded.path.length === this.exact.path.length &&
+        this.folded.path.every((re, i) => re.source === this.exact.path[i]?.source));
+    this.hasPathRules = this.exact.path.length > 0;
+  }
+
+  /** The folded spelling to test as well, or null when the exact test already decides. */
+  private foldedOf(s: string): string | null {
+    if (this.fold === null) return null;
+    const f = this.fold(s);
+    return f === s && this.globsFoldToSelf ? null : f;
+  }
+
+  private reserved(name: string): boolean {
+    return isReservedName(name, this.caseInsensitive);
   }
 
   /** Deny test for a single name (component rules only). */
   nameDenied(name: string): boolean {
-    return this.componentRule !== null && this.componentRule.test(name);
+    if (this.exact.component === null) return false;
+    if (this.exact.component.test(name)) return true;
+    const f = this.foldedOf(name);
+    return f !== null && (this.folded?.component?.test(f) ?? false);
   }
 
   /** Deny test for a full relative path whose ancestors are already known to be allowed. */
   leafPathDenied(rel: string): boolean {
-    for (const re of this.pathRules) if (re.test(rel)) return true;
-    return false;
+    if (!this.hasPathRules) return false;
+    if (pathMatch(this.exact.path, rel)) return true;
+    const f = this.foldedOf(rel);
+    return f !== null && pathMatch((this.folded as Rules).path, f);
   }
 
   isDenied(parts: readonly string[]): boolean {
     for (const p of parts) if (this.nameDenied(p)) return true;
-    if (this.pathRules.length > 0) {
+    if (this.hasPathRules) {
       let prefix = "";
       for (const p of parts) {
         prefix = prefix === "" ? p : `${prefix}/${p}`;
@@ -115,16 +199,33 @@ export class PathPolicy {
    * (`parentRel`, "" for the root) is itself allowed.
    */
   entryVisible(parentRel: string, name: string): boolean {
-    if (isReservedName(name)) return false;
-    if (!this.allowHidden && name.charCodeAt(0) === 46 /* . */) return false;
-    if (this.nameDenied(name)) return false;
-    if (this.pathRules.length > 0 && this.leafPathDenied(parentRel === "" ? name : `${parentRel}/${name}`)) return false;
-    return true;
+    const dot = name.charCodeAt(0) === 46; /* . */
+    // Both reserved names start with `.`, in every spelling: only those need the reserved test.
+    if (dot && this.reserved(name)) return false;
+    if (dot && !this.allowHidden) return false;
+    const folded = this.folded;
+    const fold = this.fold;
+    if (folded === null || fold === null) {
+      if (this.exact.component !== null && this.exact.component.test(name)) return false;
+      return !this.hasPathRules || !pathMatch(this.exact.path, parentRel === "" ? name : `${parentRel}/${name}`);
+    }
+    // Fold once per entry (and the parent once per directory); the exact tests run first.
+    const fname = fold(name);
+    const sameName = fname === name && this.globsFoldToSelf;
+    if (this.exact.component !== null && (this.exact.component.test(name) || (!sameName && folded.component?.test(fname)))) return false;
+    if (!this.hasPathRules) return true;
+    if (pathMatch(this.exact.path, parentRel === "" ? name : `${parentRel}/${name}`)) return false;
+    if (parentRel !== this.lastParent) {
+      this.lastParent = parentRel;
+      this.lastParentFolded = fold(parentRel);
+    }
+    if (sameName && this.lastParentFolded === parentRel) return true;
+    return !pathMatch(folded.path, this.lastParentFolded === "" ? fname : `${this.lastParentFolded}/${fname}`);
   }
 
   /** Throws RESERVED_PATH / HIDDEN_PATH_NOT_ALLOWED / DENIED_PATH, in that order. */
   check(workdir: string, parts: readonly string[], shown: string): void {
-    for (const p of parts) if (isReservedName(p)) throw fail("RESERVED_PATH", workdir, shown);
+    for (const p of parts) if (this.reserved(p)) throw fail("RESERVED_PATH", workdir, shown);
     if (!this.allowHidden) for (const p of parts) if (isHiddenName(p)) throw fail("HIDDEN_PATH_NOT_ALLOWED", workdir, shown);
     if (this.isDenied(parts)) throw fail("DENIED_PATH", workdir, shown);
   }

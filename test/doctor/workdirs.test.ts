@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
 import { mountFor, parseMountInfo } from "../../src/doctor/mounts.linux.ts";
 import { formatLine } from "../../src/doctor/format.ts";
 import { cleanup, makeDeployment, runDoctor, tempDir } from "./helpers.ts";
@@ -82,6 +83,22 @@ describe("read-only filesystem under a read-write workdir", () => {
     } finally {
       Bun.spawnSync(["umount", d.workdirs.repo!]);
     }
+  });
+});
+
+describe("how names are matched", () => {
+  test("one names line per usable workdir, from the same probe serve runs; none for a missing root", async () => {
+    const d = deployment();
+    fs.rmdirSync(d.workdirs.docs!);
+    const before = fs.readdirSync(d.workdirs.repo!);
+    const r = await runDoctor(d);
+    const cs = detectCaseSensitivity(d.workdirs.repo!);
+    const how = cs.basis === "detected-sensitive" ? "case-sensitively (detected: " : cs.basis === "detected-insensitive" ? "case-insensitively (detected: " : "case-insensitively (unknown, the safe default: ";
+    expect(r.line("workdir repo names")).toBe(`workdir repo names: OK -- matched ${how}${cs.reason})`);
+    expect(r.stdout).not.toContain("workdir docs names");
+    // On this project's CI the temp dir is ext4 or tmpfs without casefold support: an exact answer.
+    if (process.platform === "linux") expect(r.line("workdir repo names")).toMatch(/^workdir repo names: OK -- matched case-sensitively \(detected: (ext4|tmpfs)/);
+    expect(fs.readdirSync(d.workdirs.repo!)).toEqual(before);
   });
 });
 

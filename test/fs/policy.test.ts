@@ -59,8 +59,9 @@ describe("PathPolicy.check order and sets", () => {
     expect(codeOf(() => open.check("w", [".serverfs-tmp-x"], "x"))).toBe("RESERVED_PATH");
     expect(codeOf(() => open.check("w", [".serverfs-disabled"], "x"))).toBe("RESERVED_PATH");
     expect(codeOf(() => open.check("w", [".env"], "x"))).toBe("OK");
-    // case-sensitive on POSIX: a different spelling is an ordinary name
-    expect(codeOf(() => open.check("w", [".SERVERFS-TMP-x"], "x"))).toBe("OK");
+    // on a case-sensitive workdir a different spelling is an ordinary name (test/fs/casefold-policy.test.ts has the rest)
+    const sensitive = new PathPolicy({ allow_hidden: true, disable_default_deny: true, extra_deny_globs: [] }, { caseInsensitive: false });
+    expect(codeOf(() => sensitive.check("w", [".SERVERFS-TMP-x"], "x"))).toBe("OK");
   });
   test("built-in deny list with hidden allowed", () => {
     const h = new PathPolicy({ ...base, allow_hidden: true });

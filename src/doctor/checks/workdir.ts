@@ -1,11 +1,12 @@
 // Per workdir: the root (exists, a directory, not a symlink or reparse point), the filesystem it
-// lives on, one real policy-filtered listing through the same FileService `serve` uses, and for
+// lives on, how its names are matched (the same probe serve runs), one real policy-filtered listing through the same FileService `serve` uses, and for
 // read-write workdirs a write-capability probe that creates nothing (access(2) W_OK|X_OK, plus
 // the read-only flag of the mount).
 import fs from "node:fs";
 import type { Workdir } from "../../config/types.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
 import type { FileService } from "../../fs/index.ts";
+import { workdirPolicy } from "../../fs/workdir-policy.ts";
 import { fsTypeConcern, mountOf, type MountFacts } from "../fstype.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 
@@ -60,6 +61,19 @@ export async function filesystemCheck(w: Workdir): Promise<{ result: CheckResult
   const concern = fsTypeConcern(mount.fsType);
   if (concern) return { mount, result: warn(id, label, concern, "prefer a local filesystem for workdirs") };
   return { mount, result: ok(id, label, text) };
+}
+
+/** Whether deny, hidden and reserved names are matched case-insensitively here, and why. */
+export function caseCheck(w: Workdir): CheckResult {
+  const id = `workdir.${w.alias}.names`;
+  const label = `workdir ${w.alias} names`;
+  const cs = workdirPolicy(w).caseSensitivity;
+  if (cs.basis === "detected-sensitive") {
+    const nfc = cs.normalizationInsensitive ? ", after Unicode normalisation" : "";
+    return ok(id, label, `matched case-sensitively${nfc} (detected: ${cs.reason})`);
+  }
+  if (cs.basis === "detected-insensitive") return ok(id, label, `matched case-insensitively (detected: ${cs.reason})`);
+  return ok(id, label, `matched case-insensitively (unknown, the safe default: ${cs.reason})`);
 }
 
 export async function listingCheck(files: FileService, w: Workdir, maxEntries: number): Promise<CheckResult> {
