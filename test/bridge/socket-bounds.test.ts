@@ -7,8 +7,9 @@ import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { cleanup, startHarness } from "./helpers.ts";
 import { Peer, errorCode, frame, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
 
+// `review` tasks take no writer lease, so a task still stopping from an earlier test is no obstacle.
 const submit = (prompt: string) =>
-  frame("submit", "task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt });
+  frame("submit", "task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "review", prompt });
 
 async function call(b: BridgeProcess, method: string, params: Record<string, unknown> = {}) {
   return new BridgeClient({ path: b.socket }, 20_000).call(method, params);
@@ -129,7 +130,9 @@ describe("timeouts", () => {
   test("a peer that never reads its reply is cut off, even while it keeps sending", async () => {
     const s = await Peer.open(b.socket);
     await s.send(submit("big-events:10"));
-    const taskId = ((await s.next()).result as { task_id: string }).task_id;
+    const submitted = await s.next();
+    expect(submitted.ok).toBe(true);
+    const taskId = (submitted.result as { task_id: string }).task_id;
     s.end();
     for (let i = 0; i < 200; i++) {
       if ((await call(b, "task.get", { task_id: taskId })).status === "succeeded") break;
