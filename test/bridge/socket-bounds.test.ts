@@ -2,9 +2,14 @@
 // code and leaves open connections alone; idle connections and lines that never end are closed by
 // the server with a coded line; a request being answered (a long poll) is never idle; a peer that
 // does not read its reply is cut off. Short timeouts are configured through the listener options.
+// The Windows pipe listener is run here over a unix socket path to show it shares every bound.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import path from "node:path";
+import { peerCredentials } from "../../platform/index.ts";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
-import { cleanup, startHarness } from "./helpers.ts";
+import { listenPosix } from "../../src/bridge/ipc/server.posix.ts";
+import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
+import { cleanup, startHarness, tempDir } from "./helpers.ts";
 import { Peer, errorCode, frame, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
 
 // `review` tasks take no writer lease, so a task still stopping from an earlier test is no obstacle.
@@ -248,4 +253,90 @@ describe("JSON __proto__ keys cannot pollute the Bridge", () => {
       cleanup(h.root);
     }
   }, 60_000);
+});
+
+describe("the Windows pipe listener has the same bounds", () => {
+  // listenWindowsPipe is node:net; given a filesystem path it serves a unix socket, so its
+  // connection logic (token line, cap, clocks, queue) runs here too. Only the named pipe itself
+  // needs Windows.
+  test("cap, idle before the token, unfinished line, non-reading peer; nothing kept afterwards", async () => {
+    const dir = tempDir("sfs-pipe-");
+    const pipePath = path.join(dir, "pipe.sock");
+    const listener = await listenWindowsPipe({
+      pipePath,
+      token: "pipe-token",
+      // task.get never answers here: a request in flight forever.
+      dispatch: (method) => (method === "task.get" ? new Promise(() => {}) : Promise.resolve({ blob: "x".repeat(400_000) })),
+      bounds: { maxConnections: 2, idleTimeoutMs: 1000, partialLineTimeoutMs: 1000 },
+    });
+    const hello = `${JSON.stringify({ serverfs_pipe_token: "pipe-token" })}\n`;
+    try {
+      const a = await Peer.open(pipePath);
+      const b = await Peer.open(pipePath);
+      await a.send(hello + frame("a1"));
+      expect((await a.next()).request_id).toBe("a1");
+      const over = await Peer.open(pipePath);
+      await over.send(hello + frame("c1"));
+      expect(errorCode(await over.next())).toBe("CONNECTION_LIMIT_REACHED");
+      expect(await over.waitClosed()).toBe(true);
+      // b never sent its token: only the idle clock runs for it.
+      expect(errorCode(await b.next(15_000))).toBe("CONNECTION_IDLE_TIMEOUT");
+      expect(await b.waitClosed()).toBe(true);
+      a.end();
+
+      const partial = await Peer.open(pipePath);
+      await partial.send(`${hello}{"protocol_version":1,`);
+      expect(errorCode(await partial.next(15_000))).toBe("REQUEST_LINE_TIMEOUT");
+      expect(await partial.waitClosed()).toBe(true);
+
+      const deaf = await Peer.open(pipePath);
+      deaf.sock.pause();
+      let frames = hello;
+      for (let i = 0; i < 50; i++) frames += frame(`d${i}`);
+      deaf.sock.write(frames);
+      const keepSending = setInterval(() => deaf.sock.write("\n"), 200);
+      const closed = await deaf.waitClosed(20_000);
+      clearInterval(keepSending);
+      expect(closed).toBe(true);
+
+      const done = await new BridgeClient({ path: pipePath, pipeToken: "pipe-token" }).call("bridge.status", {});
+      expect((done.blob as string).length).toBe(400_000);
+      for (let i = 0; i < 100 && listener.connectionCount() > 0; i++) await Bun.sleep(50);
+      expect(listener.connectionCount()).toBe(0);
+      // Closing the listener does not wait for a connection with a request in flight: it is cut.
+      const holder = await Peer.open(pipePath);
+      await holder.send(hello + frame("hang", "task.get", { task_id: "agt_000000000000000000000000" }));
+      await Bun.sleep(1500);
+      expect(holder.closed).toBe(false);
+      await listener.close();
+      expect(await holder.waitClosed()).toBe(true);
+    } finally {
+      await listener.close();
+      cleanup(dir);
+    }
+  }, 60_000);
+});
+
+test("a unix listener keeps no connection once its peers are gone, refused ones included", async () => {
+  const dir = tempDir("sfs-live-");
+  const listener = await listenPosix({
+    socketPath: path.join(dir, "run", "b.sock"),
+    dispatch: async () => ({}),
+    peerCredentials,
+    bounds: { maxConnections: 10 },
+  });
+  try {
+    const peers = await Promise.all(Array.from({ length: 30 }, () => Peer.open(listener.endpoint)));
+    for (let i = 0; i < 100 && peers.filter((p) => p.closed).length < 20; i++) await Bun.sleep(50);
+    expect(peers.filter((p) => p.closed).length).toBe(20);
+    expect(listener.connectionCount()).toBe(10);
+    for (const p of peers) p.end();
+    for (let i = 0; i < 100 && listener.connectionCount() > 0; i++) await Bun.sleep(50);
+    expect(listener.connectionCount()).toBe(0);
+    // And it admits connections again.
+    expect(await new BridgeClient({ path: listener.endpoint }).call("runtime.list", {})).toEqual({});
+  } finally {
+    await listener.close();
+    cleanup(dir);
+  }
 });

@@ -116,10 +116,10 @@ export class Connection {
     this.onGone?.();
   }
 
-  /** Close at once without a last line, dropping everything queued. */
-  drop(reason: string): void {
+  /** Close at once without a last line, dropping everything queued (reason null: not worth a log line). */
+  drop(reason: string | null): void {
     if (this.closed) return;
-    this.log("ipc.connection_dropped", { reason });
+    if (reason !== null) this.log("ipc.connection_dropped", { reason });
     this.closed = true;
     this.release();
     if (this.socket.terminate) this.socket.terminate();
@@ -342,6 +342,11 @@ export class ConnectionSet {
       failure(null, "CONNECTION_LIMIT_REACHED", `too many open connections (limit ${this.bounds.maxConnections})`),
     );
     return conn;
+  }
+
+  /** Cut every live connection (the endpoint is closing). */
+  dropAll(): void {
+    for (const conn of [...this.live]) conn.drop(null);
   }
 
   private noteRefusal(): void {

@@ -84,6 +84,11 @@ export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<Bri
   return {
     endpoint: opts.pipePath,
     connectionCount: () => live.size,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // server.close() alone waits for every open connection (a long poll, a silent peer) to end.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        live.dropAll();
+      }),
   };
 }
