@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { DEFAULT_SOCKET_BOUNDS } from "../../src/bridge/ipc/bounds.ts";
-import { Peer, frame, rssBytes, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
+import { Peer, ensureOwnNofile, frame, rssBytes, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
 
 const MB = 1024 * 1024;
 const IDLE = 1000;
@@ -15,6 +15,8 @@ const ENDLESS_BYTES = 512 * 1024;
 
 let b: BridgeProcess;
 beforeAll(async () => {
+  // Both ends hold ~1,100 descriptors.
+  ensureOwnNofile(4096);
   // The cap is raised for this scenario only; timeouts long enough not to fire while it runs.
   b = await spawnBridge({ maxConnections: 2000, idleTimeoutMs: 600_000, partialLineTimeoutMs: 600_000 }, 8192);
 });

@@ -17,21 +17,31 @@ export interface BridgeProcess {
   stop(): Promise<void>;
 }
 
-function softNofile(): number {
+function nofile(): { soft: number; hard: number } {
   const line = fs.readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
-  const soft = line?.split(/\s+/)[3];
-  return soft === undefined || soft === "unlimited" ? Infinity : Number(soft);
+  const [soft, hard] = (line?.split(/\s+/) ?? []).slice(3, 5).map((v) => (v === "unlimited" ? Infinity : Number(v)));
+  return { soft: soft ?? 0, hard: hard ?? 0 };
+}
+
+/** prlimit's --nofile value for at least `n`: only the soft limit when the hard one allows it. */
+const nofileSpec = (n: number) => (nofile().hard >= n ? `--nofile=${n}:` : `--nofile=${n}:${n}`);
+
+/** Raise this test process's descriptor limit to at least `n` (prlimit; raising the hard limit needs root). */
+export function ensureOwnNofile(n: number): void {
+  if (nofile().soft >= n) return;
+  const r = Bun.spawnSync(["prlimit", `--pid=${process.pid}`, nofileSpec(n)]);
+  if (r.exitCode !== 0 || nofile().soft < n) throw new Error(`cannot raise the open-files limit to ${n} (try ulimit -n ${n})`);
 }
 
 /** Start a real Bridge process; with `nofile` it gets at least that many descriptors (prlimit). */
-export async function spawnBridge(bounds: Partial<SocketBounds>, nofile = 0): Promise<BridgeProcess> {
+export async function spawnBridge(bounds: Partial<SocketBounds>, minFiles = 0): Promise<BridgeProcess> {
   const root = tempDir("sfs-sockb-");
   const stateDir = path.join(root, "state");
   const repo = path.join(root, "repo");
   fs.mkdirSync(repo);
   const logFile = path.join(root, "bridge.log");
   const argv = [process.execPath, FIXTURE, stateDir, repo, logFile, JSON.stringify(bounds)];
-  if (nofile > softNofile()) argv.unshift("prlimit", `--nofile=${nofile}:${nofile}`);
+  if (minFiles > nofile().soft) argv.unshift("prlimit", nofileSpec(minFiles));
   const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "inherit" });
   const reader = proc.stdout.getReader();
   let text = "";
