@@ -7,6 +7,7 @@ import { containment, ensureBridgeToken, installSpawnJournal, leases, peerCreden
 import type { Containment, FileLease } from "../../platform/types.ts";
 import { buildAdapters } from "./adapters.ts";
 import { bridgePaths, type BridgePaths } from "./deployment.ts";
+import type { SocketBounds } from "./ipc/bounds.ts";
 import { listenPosix, type BridgeListener } from "./ipc/server.posix.ts";
 import { listenWindowsPipe } from "./ipc/server.windows.ts";
 import { ensurePrivateDir, LeaseManager } from "./lease.ts";
@@ -25,6 +26,8 @@ export interface BridgeOptions {
   stopGraceMs?: number;
   /** Test seam: the process containment (default: the platform's). */
   containment?: Containment;
+  /** Test seam: the endpoint's connection cap, timeouts and queue cap (defaults: ipc/bounds.ts). */
+  socketBounds?: Partial<SocketBounds>;
 }
 
 export interface RunningBridge {
@@ -83,10 +86,11 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
     });
     const reconciled = await service.start();
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
+    const bounds = opts.socketBounds ?? {};
     const listener =
       process.platform === "win32"
-        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log })
-        : await listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log });
+        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds })
+        : await listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds });
     log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
     let closing: Promise<void> | null = null;
     const openDb = db;

@@ -60,21 +60,30 @@ function matches(type: ParamType, value: unknown): boolean {
   }
 }
 
-/** Throws INVALID_REQUEST naming the offending key; returns the params unchanged when valid. */
+/** The shape of a known method. Own keys only: `toString`, `constructor`, `__proto__` are not methods. */
+export function methodShape(method: string): MethodShape | null {
+  return Object.hasOwn(METHOD_SHAPES, method) ? METHOD_SHAPES[method]! : null;
+}
+
+/**
+ * Throws INVALID_REQUEST naming the offending key; returns the params unchanged when valid. Every
+ * lookup is an own-property check, so an inherited name (`hasOwnProperty`) or a JSON `"__proto__"`
+ * key (which JSON.parse makes an own key, not a prototype) is just an unknown parameter.
+ */
 export function checkParams(method: string, params: Record<string, unknown>): Record<string, unknown> {
-  const shape = METHOD_SHAPES[method];
+  const shape = methodShape(method);
   if (!shape) throw new ServerfsError("METHOD_NOT_FOUND", `unknown method '${method.slice(0, 64)}'`);
   for (const key of Object.keys(params)) {
-    if (!(key in shape.required) && !(key in shape.optional)) {
+    if (!Object.hasOwn(shape.required, key) && !Object.hasOwn(shape.optional, key)) {
       throw new ServerfsError("INVALID_REQUEST", `unknown parameter '${key.slice(0, 64)}' for ${method}`);
     }
   }
   for (const [key, type] of Object.entries(shape.required)) {
-    if (!(key in params)) throw new ServerfsError("INVALID_REQUEST", `missing parameter '${key}' for ${method}`);
+    if (!Object.hasOwn(params, key)) throw new ServerfsError("INVALID_REQUEST", `missing parameter '${key}' for ${method}`);
     if (!matches(type, params[key])) throw new ServerfsError("INVALID_REQUEST", `parameter '${key}' has the wrong type`);
   }
   for (const [key, type] of Object.entries(shape.optional)) {
-    if (key in params && !matches(type, params[key])) {
+    if (Object.hasOwn(params, key) && !matches(type, params[key])) {
       throw new ServerfsError("INVALID_REQUEST", `parameter '${key}' has the wrong type`);
     }
   }

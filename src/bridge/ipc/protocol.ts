@@ -171,6 +171,17 @@ export class LineDecoder {
 
   constructor(private readonly maxBytes: number = MAX_LINE_BYTES) {}
 
+  /** Bytes of a line begun but not yet ended. */
+  get partialBytes(): number {
+    return this.buffered;
+  }
+
+  /** Drop whatever is buffered (a closed connection hands its memory back). */
+  reset(): void {
+    this.chunks = [];
+    this.buffered = 0;
+  }
+
   push(data: Uint8Array): Uint8Array[] {
     const lines: Uint8Array[] = [];
     let start = 0;

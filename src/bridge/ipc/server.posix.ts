@@ -5,7 +5,8 @@ import net from "node:net";
 import path from "node:path";
 import { ServerfsError, errnoCode } from "../../errors.ts";
 import type { PeerIdentity } from "../../../platform/types.ts";
-import { Connection, type Dispatch } from "./connection.ts";
+import { socketBounds, type SocketBounds } from "./bounds.ts";
+import { ConnectionSet, type Connection, type Dispatch } from "./connection.ts";
 import { failure } from "./protocol.ts";
 
 export interface PosixServerOptions {
@@ -16,6 +17,8 @@ export interface PosixServerOptions {
   /** The uid a peer must have; defaults to our own. */
   allowedUid?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Connection cap, timeouts and queue cap (defaults in bounds.ts). */
+  bounds?: Partial<SocketBounds>;
 }
 
 export interface BridgeListener {
@@ -99,7 +102,7 @@ export async function listenPosix(opts: PosixServerOptions): Promise<BridgeListe
   const allowedUid = opts.allowedUid ?? process.getuid!();
   prepareSocketDirectory(path.dirname(opts.socketPath));
   await clearStaleSocket(opts.socketPath);
-  const live = new Set<Connection>();
+  const live = new ConnectionSet(opts.dispatch, log, socketBounds(opts.bounds));
 
   const previous = process.umask(0o177);
   let server: ReturnType<typeof Bun.listen<SocketData>>;
@@ -108,9 +111,10 @@ export async function listenPosix(opts: PosixServerOptions): Promise<BridgeListe
       unix: opts.socketPath,
       socket: {
         open(socket) {
-          const conn = new Connection(socket, opts.dispatch, log);
+          const conn = live.open(socket);
           socket.data = { conn };
-          live.add(conn);
+          // Refused for the connection cap: no peer check needed, nothing will be dispatched.
+          if (conn.isClosing) return;
           let identity: PeerIdentity | null = null;
           try {
             const fd = (socket as unknown as { fd?: number }).fd;
@@ -131,11 +135,9 @@ export async function listenPosix(opts: PosixServerOptions): Promise<BridgeListe
         },
         close(socket) {
           socket.data?.conn.onClose();
-          if (socket.data) live.delete(socket.data.conn);
         },
         error(socket) {
           socket.data?.conn.onClose();
-          if (socket.data) live.delete(socket.data.conn);
         },
       },
     });

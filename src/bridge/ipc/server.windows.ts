@@ -1,10 +1,13 @@
 // The Bridge endpoint on Windows: a named pipe whose name only disambiguates, plus a per-user
 // random token (kept in the private state directory) that a client must present as its first line.
-// The token is compared in constant time before any request is dispatched.
+// The token is compared in constant time before any request is dispatched. Connections go through
+// the same Connection/ConnectionSet as the unix socket, so the cap, the timeouts and the queue cap
+// are the same; until the token line arrives the connection's idle clock runs untouched.
 import net from "node:net";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ServerfsError } from "../../errors.ts";
-import { Connection, type Dispatch } from "./connection.ts";
+import { socketBounds, type SocketBounds } from "./bounds.ts";
+import { ConnectionSet, type Dispatch, type RawSocket } from "./connection.ts";
 import { LineDecoder, failure } from "./protocol.ts";
 import type { BridgeListener } from "./server.posix.ts";
 
@@ -13,6 +16,24 @@ export interface WindowsServerOptions {
   token: string;
   dispatch: Dispatch;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Connection cap, timeouts and queue cap (defaults in bounds.ts). */
+  bounds?: Partial<SocketBounds>;
+}
+
+/**
+ * node:net buffers every write itself; report "full" once its buffer is past the high-water mark so
+ * the rest waits in the Connection's own bounded queue instead of growing node's without limit.
+ */
+function rawSocket(socket: net.Socket): RawSocket {
+  return {
+    write: (d) => {
+      if (socket.destroyed || socket.writableNeedDrain) return 0;
+      socket.write(d);
+      return d.byteLength;
+    },
+    end: () => socket.end(),
+    terminate: () => socket.destroy(),
+  };
 }
 
 function digest(s: string): Buffer {
@@ -22,17 +43,16 @@ function digest(s: string): Buffer {
 export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<BridgeListener> {
   const log = opts.log ?? (() => {});
   const expected = digest(opts.token);
-  const live = new Set<Connection>();
+  const live = new ConnectionSet(opts.dispatch, log, socketBounds(opts.bounds));
   const server = net.createServer((socket) => {
-    const conn = new Connection(
-      { write: (d) => (socket.write(d), d.byteLength), end: () => socket.end() },
-      opts.dispatch,
-      log,
-    );
-    live.add(conn);
+    const conn = live.open(rawSocket(socket));
+    socket.on("drain", () => conn.onDrain());
+    socket.on("close", () => conn.onClose());
+    socket.on("error", () => conn.onClose());
     const handshake = new LineDecoder(4096);
     let authorized = false;
     socket.on("data", (chunk: Buffer) => {
+      if (conn.isClosing) return;
       const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (authorized) return conn.onData(bytes);
       const nl = bytes.indexOf(0x0a);
@@ -56,14 +76,6 @@ export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<Bri
       const rest = bytes.subarray(nl + 1);
       if (rest.byteLength > 0) conn.onData(rest);
     });
-    socket.on("close", () => {
-      conn.onClose();
-      live.delete(conn);
-    });
-    socket.on("error", () => {
-      conn.onClose();
-      live.delete(conn);
-    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", () => reject(new ServerfsError("SOCKET_PATH_IN_USE", "the Bridge pipe is already in use")));
@@ -72,6 +84,11 @@ export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<Bri
   return {
     endpoint: opts.pipePath,
     connectionCount: () => live.size,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // server.close() alone waits for every open connection (a long poll, a silent peer) to end.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        live.dropAll();
+      }),
   };
 }

@@ -1,0 +1,140 @@
+// Test-side tools for the socket bound tests: a real Bridge process with chosen socket bounds
+// (test/fixtures/bridge/socket-bounds.ts), its RSS from /proc, and a raw peer that can misbehave.
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import type { SocketBounds } from "../../src/bridge/ipc/bounds.ts";
+import { cleanup, tempDir } from "./helpers.ts";
+
+const FIXTURE = path.join(import.meta.dir, "..", "fixtures", "bridge", "socket-bounds.ts");
+
+export interface BridgeProcess {
+  socket: string;
+  pid: number;
+  logFile: string;
+  /** Log lines of the Bridge so far, parsed. */
+  logs(): Array<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+function nofile(): { soft: number; hard: number } {
+  const line = fs.readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+  const [soft, hard] = (line?.split(/\s+/) ?? []).slice(3, 5).map((v) => (v === "unlimited" ? Infinity : Number(v)));
+  return { soft: soft ?? 0, hard: hard ?? 0 };
+}
+
+/** prlimit's --nofile value for at least `n`: only the soft limit when the hard one allows it. */
+const nofileSpec = (n: number) => (nofile().hard >= n ? `--nofile=${n}:` : `--nofile=${n}:${n}`);
+
+/** Raise this test process's descriptor limit to at least `n` (prlimit; raising the hard limit needs root). */
+export function ensureOwnNofile(n: number): void {
+  if (nofile().soft >= n) return;
+  const r = Bun.spawnSync(["prlimit", `--pid=${process.pid}`, nofileSpec(n)]);
+  if (r.exitCode !== 0 || nofile().soft < n) throw new Error(`cannot raise the open-files limit to ${n} (try ulimit -n ${n})`);
+}
+
+/** Start a real Bridge process; with `nofile` it gets at least that many descriptors (prlimit). */
+export async function spawnBridge(bounds: Partial<SocketBounds>, minFiles = 0): Promise<BridgeProcess> {
+  const root = tempDir("sfs-sockb-");
+  const stateDir = path.join(root, "state");
+  const repo = path.join(root, "repo");
+  fs.mkdirSync(repo);
+  const logFile = path.join(root, "bridge.log");
+  const argv = [process.execPath, FIXTURE, stateDir, repo, logFile, JSON.stringify(bounds)];
+  if (minFiles > nofile().soft) argv.unshift("prlimit", nofileSpec(minFiles));
+  const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("Bridge fixture exited before listening");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const ready = JSON.parse(text.slice(0, text.indexOf("\n"))) as { socket: string; pid: number };
+  return {
+    ...ready,
+    logFile,
+    logs: () =>
+      (fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : "")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    async stop() {
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await proc.exited;
+      clearTimeout(timer);
+      cleanup(root);
+    },
+  };
+}
+
+/** Resident set of a process in bytes (VmRSS). */
+export function rssBytes(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error("no VmRSS");
+  return Number(m[1]) * 1024;
+}
+
+/** A raw connection that collects reply lines and notices when the server closes it. */
+export class Peer {
+  private buf = "";
+  readonly lines: string[] = [];
+  closed = false;
+  constructor(readonly sock: net.Socket) {
+    sock.setEncoding("utf8");
+    sock.on("data", (d: string) => {
+      this.buf += d;
+      let nl: number;
+      while ((nl = this.buf.indexOf("\n")) !== -1) {
+        this.lines.push(this.buf.slice(0, nl));
+        this.buf = this.buf.slice(nl + 1);
+      }
+    });
+    sock.on("close", () => {
+      this.closed = true;
+    });
+    sock.on("error", () => {});
+  }
+
+  static open(p: string): Promise<Peer> {
+    return new Promise((resolve, reject) => {
+      const s = net.connect({ path: p });
+      s.once("connect", () => resolve(new Peer(s)));
+      s.once("error", reject);
+    });
+  }
+
+  /** Write and resolve once the bytes are handed to the kernel. */
+  send(data: string | Uint8Array): Promise<void> {
+    return new Promise((resolve) => this.sock.write(data, () => resolve()));
+  }
+
+  async next(timeoutMs = 10_000): Promise<Record<string, unknown>> {
+    const until = Date.now() + timeoutMs;
+    while (this.lines.length === 0) {
+      if (this.closed) throw new Error("closed without reply");
+      if (Date.now() > until) throw new Error("no reply");
+      await Bun.sleep(10);
+    }
+    return JSON.parse(this.lines.shift()!) as Record<string, unknown>;
+  }
+
+  async waitClosed(timeoutMs = 15_000): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (!this.closed && Date.now() < until) await Bun.sleep(20);
+    return this.closed;
+  }
+
+  end(): void {
+    this.sock.destroy();
+  }
+}
+
+export const frame = (id: string, method = "bridge.status", params: unknown = {}) =>
+  `${JSON.stringify({ protocol_version: 1, request_id: id, method, params })}\n`;
+
+export function errorCode(reply: Record<string, unknown>): string {
+  return (reply.error as { code: string }).code;
+}
