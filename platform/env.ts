@@ -33,7 +33,9 @@ export function scrubEnv(env: Record<string, string | undefined>, runId?: string
     // A name with '=' or NUL cannot be represented in an environment block; dropping it is
     // safer than letting the OS split it into a different variable.
     if (name.length === 0 || name.includes("=") || name.includes("\0") || value.includes("\0")) continue;
-    out[name] = value;
+    // Defined, not assigned: a variable literally named `__proto__` is kept as a variable instead
+    // of replacing the copy's prototype.
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   if (runId !== undefined) out[RUN_ID_VARIABLE] = runId;
   return out;

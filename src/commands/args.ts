@@ -32,7 +32,8 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     }
     const eq = arg.indexOf("=");
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    const def = spec[name];
+    // Own names only: `--constructor` or `--toString` must not find Object.prototype's members.
+    const def = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (!def) throw usage(`unknown flag '--${name}'`);
     if (!def.value) {
       if (eq !== -1) throw usage(`flag '--${name}' takes no value`);

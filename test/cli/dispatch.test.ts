@@ -50,6 +50,15 @@ describe("serverfs CLI dispatcher", () => {
     expect(r.stderr).toContain("--bogus-flag");
   });
 
+  test("flag names are own names only: --constructor, --toString and --__proto__ are unknown flags", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      const r = run(["render-config", `--${name}`]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(`unknown flag '--${name}'`);
+    }
+  });
+
   test("unknown help topic and stray --version arguments are usage errors", () => {
     expect(run(["help", "nope"]).code).toBe(2);
     expect(run(["--version", "extra"]).code).toBe(2);

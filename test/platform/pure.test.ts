@@ -33,6 +33,14 @@ describe("scrubEnv", () => {
     expect(out).toEqual({ PATH: "/bin", HOME: "/h", BUN_INSTALL: "/keep", SERVERFS_RUN_ID: "run-1" });
     expect(scrubEnv({ SERVERFS_RUN_ID: "x", A: "1" })).toEqual({ A: "1" });
   });
+
+  test("a variable named __proto__ stays a variable and never replaces the copy's prototype", () => {
+    const env = JSON.parse('{"__proto__": "x", "constructor": "y", "A": "1"}') as Record<string, string>;
+    const out = scrubEnv(env);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out).sort()).toEqual(["A", "__proto__", "constructor"]);
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toBe("x");
+  });
 });
 
 describe("ByteRing", () => {
