@@ -9,7 +9,7 @@
 
 import type { WorkdirPolicy } from "../config/types.ts";
 import { fail } from "./fail.ts";
-import { compileFnmatch, compilePathGlob } from "./glob.ts";
+import { compileFnmatchSet, compilePathGlob, type GlobMatcher } from "./glob.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
@@ -64,15 +64,15 @@ export function normalizeRequestPath(workdir: string, raw: string): string[] {
 
 export class PathPolicy {
   readonly allowHidden: boolean;
-  /** All component globs as one alternation: one regex test per name on the walk hot path. */
-  private readonly componentRule: RegExp | null;
-  private readonly pathRules: RegExp[];
+  /** All component globs as one matcher: one test per name on the walk hot path. */
+  private readonly componentRule: GlobMatcher | null;
+  private readonly pathRules: GlobMatcher[];
 
   constructor(policy: Pick<WorkdirPolicy, "allow_hidden" | "disable_default_deny" | "extra_deny_globs">) {
     this.allowHidden = policy.allow_hidden;
     const globs = [...(policy.disable_default_deny ? [] : DEFAULT_DENY_GLOBS), ...policy.extra_deny_globs];
-    const component: RegExp[] = [];
-    const path: RegExp[] = [];
+    const component: string[] = [];
+    const path: GlobMatcher[] = [];
     const seen = new Set<string>();
     for (const raw of globs) {
       const glob = raw.trim();
@@ -81,9 +81,9 @@ export class PathPolicy {
       const body = glob.replace(/^\/+/, "").replace(/\/+$/, "");
       if (body === "") continue;
       if (body.includes("/")) path.push(compilePathGlob(body, true));
-      else component.push(compileFnmatch(body));
+      else component.push(body);
     }
-    this.componentRule = component.length === 0 ? null : new RegExp(component.map((re) => `(?:${re.source})`).join("|"), "u");
+    this.componentRule = compileFnmatchSet(component);
     this.pathRules = path;
   }
 
