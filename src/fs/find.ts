@@ -2,11 +2,14 @@
 // regular files only. Every directory is re-opened from the workdir root by its relative path
 // (kernel-checked, no symlink followed), so at most one directory descriptor is open at a time
 // however deep or wide the tree. Hidden, denied and reserved entries are skipped and never
-// descended; every child seen counts toward max_walk_entries before any filtering.
+// descended; every child seen counts toward max_walk_entries before any filtering. The walk runs
+// under search_timeout_seconds (SEARCH_TIMEOUT) and gives the event loop back every 25 ms, so a
+// big tree never holds up other requests.
 
 import type { Target, Workspace } from "./context.ts";
-import { compileFnmatch } from "./glob.ts";
-import { entryKind, openWalkDir, readWalkDir } from "./walk.ts";
+import { fail } from "./fail.ts";
+import { compileFnmatch, MAX_GLOB_CHARS } from "./glob.ts";
+import { entryKind, openWalkDir, readWalkDir, WalkClock } from "./walk.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
@@ -19,7 +22,9 @@ interface Pending {
   rel: string;
 }
 
-export function findFiles(ws: Workspace, t: Target, pattern: string, limit: number): FindOutput {
+export async function findFiles(ws: Workspace, t: Target, pattern: string, limit: number, signal?: AbortSignal): Promise<FindOutput> {
+  if (pattern.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `pattern must be at most ${MAX_GLOB_CHARS} characters`);
+  const clock = new WalkClock(t, ws.registry.limits.search_timeout_seconds, signal, "find");
   const matcher = compileFnmatch(pattern);
   const maxWalk = ws.registry.limits.max_walk_entries;
   const root = ws.rootFd(t);
@@ -40,6 +45,7 @@ export function findFiles(ws: Workspace, t: Target, pattern: string, limit: numb
       const entries = readWalkDir(ws, t, fd);
       if (entries === null) continue;
       for (const e of entries) {
+        if (clock.tick()) await clock.pause();
         walked++;
         if (walked > maxWalk) {
           truncated = true;

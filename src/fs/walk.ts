@@ -44,3 +44,48 @@ export function entryKind(ws: Workspace, dirFd: number, e: DirEntryInfo): "file"
     return null;
   }
 }
+
+const YIELD_EVERY_MS = 25;
+
+/**
+ * A walk's wall-clock budget and its share of the event loop. `tick()` runs once per directory
+ * entry (one clock read): past the deadline it throws SEARCH_TIMEOUT; it returns true when the
+ * walk has held the thread for YIELD_EVERY_MS, and the caller then awaits `pause()`, which lets
+ * other requests run and ends the walk if its request was cancelled.
+ */
+export class WalkClock {
+  private readonly deadlineAt: number;
+  private lastYield: number;
+
+  constructor(
+    private readonly t: Target,
+    timeoutSeconds: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly what: string,
+  ) {
+    this.lastYield = performance.now();
+    this.deadlineAt = this.lastYield + timeoutSeconds * 1000;
+    this.cancelled();
+  }
+
+  private cancelled(): void {
+    if (this.signal?.aborted) throw fail("SEARCH_FAILED", this.t.alias, this.t.rel, `${this.what} was cancelled`);
+  }
+
+  /** Throws SEARCH_TIMEOUT once the budget is spent (the scanner calls this inside large files). */
+  readonly deadline = (): void => {
+    if (performance.now() > this.deadlineAt) throw fail("SEARCH_TIMEOUT", this.t.alias, this.t.rel);
+  };
+
+  tick(): boolean {
+    const now = performance.now();
+    if (now > this.deadlineAt) throw fail("SEARCH_TIMEOUT", this.t.alias, this.t.rel);
+    return now - this.lastYield > YIELD_EVERY_MS;
+  }
+
+  async pause(): Promise<void> {
+    await new Promise<void>((r) => setImmediate(r));
+    this.lastYield = performance.now();
+    this.cancelled();
+  }
+}

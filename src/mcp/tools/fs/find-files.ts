@@ -32,6 +32,6 @@ export function findFilesTool(deps: FsToolDeps): McpTool {
     hints: HINTS.read,
     input: findFilesInput(deps),
     output: findFilesOutput,
-    handler: async (args) => ({ structured: await deps.files.findFiles(args) }),
+    handler: async (args, ctx) => ({ structured: await deps.files.findFiles(args, ctx.signal) }),
   });
 }
