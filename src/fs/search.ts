@@ -43,7 +43,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
   if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
   const limits = ws.registry.limits;
-  const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search");
+  const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1);
   const deadline = clock.deadline;
   const globMatch = args.glob === null || args.glob === "" ? null : compileSearchGlob(args.glob);
   const root = ws.rootFd(t);
