@@ -221,6 +221,33 @@ describe("random globs agree with the reference and the former RegExp matcher", 
   });
 });
 
+describe("exhaustive small cases reach every fast-path shape", () => {
+  function* strings(alphabet: string[], max: number): Generator<string> {
+    yield "";
+    if (max === 0) return;
+    for (const rest of strings(alphabet, max - 1)) if (rest.length < max * 3) for (const a of alphabet) yield rest + a;
+  }
+  const uniq = (xs: Iterable<string>) => [...new Set(xs)];
+  const patterns = uniq(strings(["a", "b", "/", "*", "**", "?"], 4));
+  const subjects = uniq(strings(["a", "b", "/"], 5));
+  test(`${patterns.length} patterns x ${subjects.length} subjects, both dialects, self and not`, () => {
+    let disagreements = 0;
+    for (const pattern of patterns) {
+      const fn = compileFnmatch(pattern);
+      const paths = [compilePathGlob(pattern, false), compilePathGlob(pattern, true)];
+      const fnEls = refParse(pattern, false, false);
+      const pathEls = [refParse(pattern, true, false), refParse(pattern, true, true)];
+      for (const s of subjects) {
+        const c = cp(s);
+        if (fn.test(s) !== refMatch(fnEls, c, false)) disagreements++;
+        for (const k of [0, 1]) if ((paths[k] as { test(x: string): boolean }).test(s) !== refMatch(pathEls[k] as El[], c, true)) disagreements++;
+        if (disagreements > 0) throw new Error(`pattern ${JSON.stringify(pattern)} disagrees on ${JSON.stringify(s)}`);
+      }
+    }
+    expect(disagreements).toBe(0);
+  });
+});
+
 describe("work stays within (pattern + 1) x (name + 1) on the pathological patterns", () => {
   const longName = `${"a".repeat(5000)}b`;
   const longPath = `${"a/".repeat(1000)}${"a".repeat(3000)}`;
