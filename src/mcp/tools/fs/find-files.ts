@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_GLOB_CHARS } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { boundedCount, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -9,7 +10,8 @@ export function findFilesInput(deps: FsToolDeps) {
     pattern: z
       .string()
       .min(1)
-      .describe("Case-sensitive wildcard matched against the file name only: '*', '?', '[abc]'. Example: '*.md'."),
+      .max(MAX_GLOB_CHARS)
+      .describe(`Case-sensitive wildcard matched against the file name only: '*', '?', '[abc]'. Example: '*.md'. At most ${MAX_GLOB_CHARS} characters.`),
     path: rootPathArg,
     limit: boundedCount(deps.limits.default_search_results, deps.limits.max_search_results, "Maximum matches to return."),
   });
