@@ -31,11 +31,12 @@ beforeAll(() => {
   fs.mkdirSync(big);
   for (let i = 0; i < HEAVY_FILES; i++) fs.writeFileSync(path.join(big, `${LONG_A}${String(i).padStart(5, "0")}`), "");
   fs.writeFileSync(path.join(base, "serverfs.toml"), `[limits]\nsearch_timeout_seconds = 1\nmax_search_results = 1000\n\n[[workdirs]]\nalias = "small"\npath = ${JSON.stringify(small)}\n\n[[workdirs]]\nalias = "big"\npath = ${JSON.stringify(big)}\n`);
-});
-const spawned: { kill(): void; exitCode: number | null }[] = [];
+}, 60_000); // thousands of files on a loaded machine
+const spawned: { kill(signal?: number): void; exitCode: number | null }[] = [];
 afterAll(() => {
-  // A server still running here means a test failed mid-walk: do not leave it spinning.
-  for (const p of spawned) if (p.exitCode === null) p.kill();
+  // A server still running here means a test failed mid-walk; one stuck in synchronous work
+  // cannot run its SIGTERM handler, so SIGKILL.
+  for (const p of spawned) if (p.exitCode === null) p.kill(9);
   removeDir(base);
 });
 
