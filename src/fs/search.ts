@@ -44,7 +44,6 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
   const limits = ws.registry.limits;
   const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1);
-  const deadline = clock.deadline;
   const globMatch = args.glob === null || args.glob === "" ? null : compileSearchGlob(args.glob);
   const root = ws.rootFd(t);
   const policy = t.wd.policy;
@@ -96,7 +95,8 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         try {
           const st = fs.fstatSync(fd);
           if (!st.isFile() || st.size > maxFile) continue;
-          const found = scanner.scanFile(fd, st.size, rel, want - matches.length, deadline);
+          const scanned = scanner.scanFile(fd, st.size, rel, want - matches.length, clock);
+          const found = Array.isArray(scanned) ? scanned : await scanned;
           for (const m of found) {
             const { lineEndAbs: _drop, ...match } = m;
             matches.push(match);

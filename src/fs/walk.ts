@@ -52,7 +52,7 @@ const STEP_BUDGET = 100_000;
 
 /**
  * A walk's wall-clock budget and its share of the event loop. `tick()` runs once per directory
- * entry: it reads the clock every `sampleEvery` entries, or sooner once the glob matchers have
+ * entry (and search's scanner calls it after every buffer of a large file): it reads the clock every `sampleEvery` entries, or sooner once the glob matchers have
  * done STEP_BUDGET steps (a clock read per entry costs find_files ~20 %). Past the deadline it
  * throws SEARCH_TIMEOUT; it returns true when the walk has held the thread for YIELD_EVERY_MS,
  * and the caller then awaits `pause()`, which lets other requests run and ends the walk if its
@@ -79,11 +79,6 @@ export class WalkClock {
   private cancelled(): void {
     if (this.signal?.aborted) throw fail("SEARCH_FAILED", this.t.alias, this.t.rel, `${this.what} was cancelled`);
   }
-
-  /** Throws SEARCH_TIMEOUT once the budget is spent (the scanner calls this inside large files). */
-  readonly deadline = (): void => {
-    if (performance.now() > this.deadlineAt) throw fail("SEARCH_TIMEOUT", this.t.alias, this.t.rel);
-  };
 
   tick(): boolean {
     if (--this.countdown > 0 && globWork.steps - this.stepsAt < STEP_BUDGET) return false;

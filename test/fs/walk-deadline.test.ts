@@ -56,6 +56,22 @@ describe("over-long globs", () => {
 });
 
 describe("walks share the event loop", () => {
+  test("search: one large file on the slow (non-ASCII, case-insensitive) path is paced inside the file", async () => {
+    const { svc, root } = single();
+    const line = `${"é".repeat(30)} xyz\n`;
+    write(root, "big.txt", line.repeat(Math.floor((8 << 20) / Buffer.byteLength(line))));
+    const order: string[] = [];
+    const search = svc.searchText({ workdir: "w", query: "ÉÉ nomatch", case_sensitive: false }).then((r) => {
+      order.push(`search:${r.returned}`);
+    });
+    setTimeout(() => order.push("timer"), 0);
+    await search;
+    expect(order).toEqual(["timer", "search:0"]);
+    const hit = await svc.searchText({ workdir: "w", query: "ÉÉ XYZ", case_sensitive: false, limit: 2 });
+    expect(hit).toMatchObject({ returned: 2, truncated: true });
+    expect(hit.matches.map((m) => m.line)).toEqual([1, 2]);
+  });
+
   for (const tool of ["find", "search"] as const) {
     test(`${tool}: a timer set after the walk started fires before the walk ends`, async () => {
       const { svc, root } = single();
