@@ -1,5 +1,5 @@
-// Every walk runs under search_timeout_seconds, checked per directory entry; a walk gives the
-// event loop back while it runs and ends when its request is cancelled; over-long globs are
+// Every walk runs under search_timeout_seconds, checked per directory entry; a walk (and a
+// listing of a large directory) gives the event loop back while it runs and ends when its request is cancelled; over-long globs are
 // refused before any walking. Service level; test/mcp/glob-walk.test.ts covers the real server.
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -56,6 +56,19 @@ describe("over-long globs", () => {
 });
 
 describe("walks share the event loop", () => {
+  test("list_directory of a large directory lets a timer in before it answers", async () => {
+    // A 512-character deny glob costs ~0.3 ms per long name: seconds of work made cheap to set up.
+    const { svc, root } = single({ extra_deny_globs: [`${"*?".repeat(255)}*b`] });
+    heavyTree(root, 400);
+    const order: string[] = [];
+    const list = svc.listDirectory({ workdir: "w", offset: 398 }).then((r) => {
+      order.push(`list:${r.entries.map((e) => e.name.slice(240)).join(",")}:${r.has_more}`);
+    });
+    setTimeout(() => order.push("timer"), 0);
+    await list;
+    expect(order).toEqual(["timer", "list:00398,00399:false"]);
+  });
+
   test("search: one large file on the slow (non-ASCII, case-insensitive) path is paced inside the file", async () => {
     const { svc, root } = single();
     const line = `${"é".repeat(30)} xyz\n`;
