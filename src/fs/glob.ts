@@ -12,40 +12,14 @@
 // states <= pattern code points + 1. The common shapes (a literal, `lit*`, `*.ext`, `*lit*`,
 // `dir/**`, `**/name`) skip the NFA and use string primitives, which keeps the walk hot path
 // as fast as the regex it replaces. Matching is by code point, lone surrogates included, exactly
-// as the `u`-flag regexes this replaced did.
+// as the `u`-flag regexes this replaced did. The NFA itself is in glob-nfa.ts.
+
+import { ALL, ANY, CLASS, DIRS, globWork, LIT, literal, Nfa, OPT_SUB, SLASH, STAR, type GlobMatcher, type Token } from "./glob-nfa.ts";
+
+export { globWork, type GlobMatcher } from "./glob-nfa.ts";
 
 /** Longest glob a tool argument may carry, in UTF-16 code units (find_files.pattern, search_text.glob). */
 export const MAX_GLOB_CHARS = 1024;
-
-const SLASH = 47;
-
-/** Observable work counter: NFA state visits plus one per code point on the fast paths (tests bound it). */
-export const globWork = { steps: 0 };
-
-export interface GlobMatcher {
-  test(subject: string): boolean;
-}
-
-// ---- tokens ---------------------------------------------------------------------------------
-
-const LIT = 0; // one code point
-const ANY = 1; // `?`
-const STAR = 2; // `*`
-const CLASS = 3; // `[...]`
-const ALL = 4; // `[\s\S]*`: trailing `**`
-const DIRS = 5; // `(?:[^/]*/)*`: `**/`
-const OPT_SUB = 6; // `(?:/[\s\S]*)?`: trailing `/**` of a deny rule (the directory itself too)
-
-interface Token {
-  k: number;
-  /** LIT: the code point. */
-  c?: number;
-  /** ANY/STAR/negated CLASS: refuses `/` (path dialect). */
-  noSlash?: boolean;
-  /** CLASS: [lo, hi] pairs; an empty list never matches unless negated. */
-  ranges?: number[];
-  negate?: boolean;
-}
 
 /** Parse `[...]` after the `[` at cps[i]; the class and the next index, or null if unterminated. */
 function parseClass(cps: number[], i: number, caretNegates: boolean, noSlash: boolean): { tok: Token; next: number } | null {
@@ -139,141 +113,9 @@ function pathTokens(pattern: string, trailingMatchesSelf: boolean): Token[] {
   return out;
 }
 
-// ---- NFA ------------------------------------------------------------------------------------
-// One state per token plus the accept state; DIRS and OPT_SUB use a helper state (see below).
-
-function classHas(t: Token, c: number): boolean {
-  const r = t.ranges as number[];
-  let inside = false;
-  for (let k = 0; k < r.length; k += 2) {
-    if (c >= (r[k] as number) && c <= (r[k + 1] as number)) {
-      inside = true;
-      break;
-    }
-  }
-  if (t.negate) return !inside && !(t.noSlash && c === SLASH);
-  return inside;
-}
-
-class Nfa implements GlobMatcher {
-  private readonly kind: Int32Array;
-  private readonly toks: Token[];
-  /** Epsilon successor of each state, -1 for none. */
-  private readonly eps: Int32Array;
-  private readonly accept: number;
-  private readonly seen: Int32Array;
-  private cur: Int32Array;
-  private nxt: Int32Array;
-  private stamp = 0;
-
-  constructor(tokens: Token[]) {
-    // DIRS becomes [boundary, inside-a-directory-name]; OPT_SUB is already followed by its ALL.
-    const toks: Token[] = [];
-    for (const t of tokens) {
-      toks.push(t);
-      if (t.k === DIRS) toks.push({ k: -1 });
-    }
-    const n = toks.length;
-    this.toks = toks;
-    this.accept = n;
-    this.kind = new Int32Array(n + 1).fill(-2);
-    this.eps = new Int32Array(n + 1).fill(-1);
-    for (let s = 0; s < n; s++) {
-      const k = (toks[s] as Token).k;
-      this.kind[s] = k;
-      if (k === STAR || k === ALL) this.eps[s] = s + 1;
-      else if (k === DIRS || k === OPT_SUB) this.eps[s] = s + 2;
-    }
-    this.seen = new Int32Array(n + 1);
-    this.cur = new Int32Array(n + 1);
-    this.nxt = new Int32Array(n + 1);
-  }
-
-  /** Add `s` and its epsilon successors to `set` at `count`; returns the new count. */
-  private add(set: Int32Array, count: number, state: number): number {
-    let s = state;
-    while (s !== -1 && this.seen[s] !== this.stamp) {
-      this.seen[s] = this.stamp;
-      set[count++] = s;
-      s = this.eps[s] as number;
-    }
-    return count;
-  }
-
-  test(subject: string): boolean {
-    let steps = 0;
-    this.stamp++;
-    let curN = this.add(this.cur, 0, 0);
-    steps += curN;
-    const len = subject.length;
-    for (let i = 0; i < len && curN > 0; ) {
-      let c = subject.charCodeAt(i++);
-      if (c >= 0xd800 && c <= 0xdbff && i < len) {
-        const d = subject.charCodeAt(i);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          c = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
-          i++;
-        }
-      }
-      this.stamp++;
-      let nN = 0;
-      const cur = this.cur;
-      const nxt = this.nxt;
-      for (let q = 0; q < curN; q++) {
-        const s = cur[q] as number;
-        const t = this.toks[s] as Token;
-        switch (this.kind[s]) {
-          case LIT:
-            if (c === t.c) nN = this.add(nxt, nN, s + 1);
-            break;
-          case ANY:
-            if (!(t.noSlash && c === SLASH)) nN = this.add(nxt, nN, s + 1);
-            break;
-          case CLASS:
-            if (classHas(t, c)) nN = this.add(nxt, nN, s + 1);
-            break;
-          case STAR:
-            if (!(t.noSlash && c === SLASH)) nN = this.add(nxt, nN, s);
-            break;
-          case ALL:
-            nN = this.add(nxt, nN, s);
-            break;
-          case DIRS: // at a directory boundary: `/` ends an empty name, anything else starts one
-            nN = this.add(nxt, nN, c === SLASH ? s : s + 1);
-            break;
-          case -1: // inside a directory name of DIRS: `/` returns to the boundary
-            nN = this.add(nxt, nN, c === SLASH ? s - 1 : s);
-            break;
-          case OPT_SUB:
-            if (c === SLASH) nN = this.add(nxt, nN, s + 1);
-            break;
-        }
-      }
-      steps += nN;
-      this.cur = nxt;
-      this.nxt = cur;
-      curN = nN;
-    }
-    globWork.steps += steps;
-    for (let q = 0; q < curN; q++) if (this.cur[q] === this.accept) return true;
-    return false;
-  }
-}
-
 // ---- fast paths -----------------------------------------------------------------------------
 
 const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** The literal run tokens[from..to) as a string, or null if any token is not a literal. */
-function literal(tokens: Token[], from: number, to: number): string | null {
-  let s = "";
-  for (let i = from; i < to; i++) {
-    const t = tokens[i] as Token;
-    if (t.k !== LIT) return null;
-    s += String.fromCodePoint(t.c as number);
-  }
-  return s;
-}
 
 function counted(fn: (s: string) => boolean): GlobMatcher {
   return {
@@ -384,20 +226,55 @@ export function compileNfaOnly(dialect: "fnmatch" | "path", pattern: string, tra
 export function compileFnmatchSet(patterns: readonly string[]): GlobMatcher | null {
   if (patterns.length === 0) return null;
   const exact = new Set<string>();
+  const prefixes: string[] = [];
+  const suffixes: string[] = [];
   const rest: GlobMatcher[] = [];
   for (const p of patterns) {
     const tokens = fnmatchTokens(p);
     const whole = literal(tokens, 0, tokens.length);
-    if (whole !== null) exact.add(whole);
+    if (whole !== null) {
+      exact.add(whole);
+      continue;
+    }
+    // `lit*` and `*lit` (the built-in `.env.*`, `*.pem`, ...): plain string tests, no closure
+    const n = tokens.length;
+    const starLast = n > 1 && (tokens[n - 1] as Token).k === STAR;
+    const starFirst = n > 1 && (tokens[0] as Token).k === STAR;
+    const lit = starLast && !starFirst ? literal(tokens, 0, n - 1) : starFirst && !starLast ? literal(tokens, 1, n) : null;
+    if (lit !== null && !SURROGATE.test(lit)) (starLast ? prefixes : suffixes).push(lit);
     else rest.push(build(tokens));
   }
+  // Most names share no first (last) code unit with any exact name or prefix (suffix): one table
+  // look-up rejects them without hashing the name.
+  const first = unitTable([...exact, ...prefixes], (x) => x.charCodeAt(0));
+  const last = unitTable(suffixes, (x) => x.charCodeAt(x.length - 1));
   return {
     test(s: string) {
-      if (exact.has(s)) return true;
+      globWork.steps += s.length + 1;
+      if (mayHold(first, s.charCodeAt(0))) {
+        if (exact.has(s)) return true;
+        for (const x of prefixes) if (s.startsWith(x)) return true;
+      }
+      if (mayHold(last, s.charCodeAt(s.length - 1))) for (const x of suffixes) if (s.endsWith(x)) return true;
       for (const m of rest) if (m.test(s)) return true;
       return false;
     },
   };
+}
+
+/** Which ASCII code units start (or end) one of `xs`; index 128 stands for every other unit. */
+function unitTable(xs: string[], unit: (x: string) => number): Uint8Array {
+  const t = new Uint8Array(129);
+  for (const x of xs) {
+    const u = x === "" ? 128 : unit(x);
+    t[u < 128 ? u : 128] = 1;
+  }
+  if (xs.includes("")) t.fill(1);
+  return t;
+}
+
+function mayHold(t: Uint8Array, u: number): boolean {
+  return t[u < 128 ? u : 128] === 1 || Number.isNaN(u);
 }
 
 /**

@@ -253,11 +253,14 @@ describe("work stays within (pattern + 1) x (name + 1) on the pathological patte
   const longPath = `${"a/".repeat(1000)}${"a".repeat(3000)}`;
   const cases: [string, "fnmatch" | "path", string, boolean][] = [
     ["*?*?*?*?*?*?*?*b", "fnmatch", "a".repeat(6000), false],
+    ["*?*?*?*?*?*?*?*[b]", "fnmatch", "a".repeat(6000), false],
+    ["a*?*?*?*?*?*?*?[!a]", "fnmatch", "a".repeat(6000), false],
     ["*a*a*a*a*a*a*a*c", "fnmatch", longName, false],
     ["*[a]*[a]*[a]*[a]*[a]*[a]*[a]*c", "fnmatch", longName, false],
     [`${"*?".repeat(512)}`, "fnmatch", "a".repeat(255), false],
     [`${"?".repeat(300)}*[!a]`, "fnmatch", longName, true],
     ["**/*?*?*?*?*?*?*?*b", "path", longPath, false],
+    ["**/*?*?*?*?*?*?*?*[b]", "path", longPath, false],
     ["**/**/**/**/**/**/**/x", "path", longPath, false],
     ["*a*a*a*a*a*a*a*c/**", "path", longPath, false],
     ["**/a*?*?*?*?*?*?*/**", "path", longPath, true],
@@ -271,12 +274,17 @@ describe("work stays within (pattern + 1) x (name + 1) on the pathological patte
   }
 
   test("the NFA counts one visit per live state per code point: (states) x (code points + 1)", () => {
-    const pattern = "*?*?*?*?*?*?*?*b"; // 16 code points: 16 states + accept
+    const pattern = "*?*?*?*?*?*?*?*[b]"; // 16 tokens: 16 states + accept
     const m = compileNfaOnly("fnmatch", pattern);
     const before = globWork.steps;
     expect(m.test("a".repeat(1000))).toBe(false);
     const steps = globWork.steps - before;
     expect(steps).toBeGreaterThan(1000); // the counter observes the work
     expect(steps).toBeLessThanOrEqual(17 * 1001);
+    // a literal tail the subject lacks is refused before the NFA runs
+    const withTail = compileNfaOnly("fnmatch", "*?*?*?*?*?*?*?*b");
+    const at = globWork.steps;
+    expect(withTail.test("a".repeat(1000))).toBe(false);
+    expect(globWork.steps - at).toBe(1);
   });
 });
