@@ -193,10 +193,12 @@ function fastPath(tokens: Token[]): GlobMatcher | null {
   if (lead === 0 && tail === n) return null;
   const lit = literal(tokens, lead, tail);
   if (lit === null || lit === "" || SURROGATE.test(lit)) return null;
-  const exact = (s: string) => (lead === 0 ? s === lit : s === lit || s.endsWith(`/${lit}`));
+  const slashLit = `/${lit}`;
+  const exact = lead === 0 ? (s: string) => s === lit : (s: string) => s === lit || s.endsWith(slashLit);
   if (tail === n) return counted(exact);
   const below = self ? `${lit}/` : lit;
-  const prefix = (s: string) => (lead === 0 ? s.startsWith(below) : s.startsWith(below) || s.includes(`/${below}`));
+  const slashBelow = `/${below}`;
+  const prefix = lead === 0 ? (s: string) => s.startsWith(below) : (s: string) => s.startsWith(below) || s.includes(slashBelow);
   return counted(self ? (s) => exact(s) || prefix(s) : prefix);
 }
 
