@@ -5,7 +5,7 @@
 
 export const SLASH = 47;
 
-/** Observable work counter: NFA state visits plus one per code point on the fast paths (tests bound it). */
+/** Observable work counter: NFA state visits, plus one per UTF-16 unit of the subject on the string fast paths (tests bound it). */
 export const globWork = { steps: 0 };
 
 export interface GlobMatcher {
