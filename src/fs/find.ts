@@ -2,11 +2,15 @@
 // regular files only. Every directory is re-opened from the workdir root by its relative path
 // (kernel-checked, no symlink followed), so at most one directory descriptor is open at a time
 // however deep or wide the tree. Hidden, denied and reserved entries are skipped and never
-// descended; every child seen counts toward max_walk_entries before any filtering.
+// descended; every child seen counts toward max_walk_entries before any filtering. The walk runs
+// under search_timeout_seconds (SEARCH_TIMEOUT) and gives the event loop back every 25 ms, so a
+// big tree never holds up other requests.
 
 import type { Target, Workspace } from "./context.ts";
-import { compileFnmatch } from "./glob.ts";
-import { entryKind, openWalkDir, readWalkDir } from "./walk.ts";
+import { fail } from "./fail.ts";
+import { compileFnmatch, MAX_GLOB_CHARS, type GlobMatcher } from "./glob.ts";
+import type { DirEntryInfo } from "./native.ts";
+import { entryKind, openWalkDir, readWalkDir, WalkClock } from "./walk.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
@@ -19,48 +23,97 @@ interface Pending {
   rel: string;
 }
 
-export function findFiles(ws: Workspace, t: Target, pattern: string, limit: number): FindOutput {
-  const matcher = compileFnmatch(pattern);
-  const maxWalk = ws.registry.limits.max_walk_entries;
-  const root = ws.rootFd(t);
-  const policy = t.wd.policy;
-  const matches: { path: string }[] = [];
-  const stack: Pending[] = [{ parts: t.parts, rel: t.rel }];
-  let walked = 0;
-  let truncated = false;
-  let first = true;
+interface Open {
+  dir: Pending;
+  fd: number;
+  entries: DirEntryInfo[];
+  next: number;
+  subdirs: Pending[];
+}
 
-  outer: while (stack.length > 0) {
-    const dir = stack.pop() as Pending;
-    const fd = openWalkDir(ws, t, root, dir, first);
-    if (fd === null) continue;
-    first = false;
-    const subdirs: Pending[] = [];
-    try {
-      const entries = readWalkDir(ws, t, fd);
-      if (entries === null) continue;
-      for (const e of entries) {
-        walked++;
-        if (walked > maxWalk) {
-          truncated = true;
-          break outer;
-        }
+export async function findFiles(ws: Workspace, t: Target, pattern: string, limit: number, signal?: AbortSignal): Promise<FindOutput> {
+  if (pattern.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `pattern must be at most ${MAX_GLOB_CHARS} characters`);
+  const clock = new WalkClock(t, ws.registry.limits.search_timeout_seconds, signal, "find", 16);
+  const walk = new FindWalk(ws, t, compileFnmatch(pattern), limit, clock);
+  try {
+    while (!walk.step()) await clock.pause();
+  } finally {
+    walk.close();
+  }
+  return { matches: walk.matches, returned: walk.matches.length, truncated: walk.truncated };
+}
+
+/**
+ * The walk as a resumable loop: `step()` is synchronous (the hot loop stays out of the async
+ * function) and returns false when the clock asks for a pause, keeping its place.
+ */
+class FindWalk {
+  readonly matches: { path: string }[] = [];
+  truncated = false;
+  private readonly stack: Pending[];
+  private readonly root: number;
+  private readonly maxWalk: number;
+  private cur: Open | null = null;
+  private walked = 0;
+  private first = true;
+  private done = false;
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly t: Target,
+    private readonly matcher: GlobMatcher,
+    private readonly limit: number,
+    private readonly clock: WalkClock,
+  ) {
+    this.stack = [{ parts: t.parts, rel: t.rel }];
+    this.root = ws.rootFd(t);
+    this.maxWalk = ws.registry.limits.max_walk_entries;
+  }
+
+  /** True when the walk is over; false when it paused for the event loop. */
+  step(): boolean {
+    const { ws, t, clock } = this;
+    const policy = t.wd.policy;
+    for (;;) {
+      if (this.done) return true;
+      let c = this.cur;
+      if (c === null) {
+        const dir = this.stack.pop();
+        if (dir === undefined) return true;
+        const fd = openWalkDir(ws, t, this.root, dir, this.first);
+        if (fd === null) continue;
+        this.first = false;
+        c = this.cur = { dir, fd, entries: [], next: 0, subdirs: [] };
+        const entries = readWalkDir(ws, t, fd);
+        if (entries !== null) c.entries = entries;
+      }
+      const { dir, fd, entries, subdirs } = c;
+      while (c.next < entries.length) {
+        if (clock.tick()) return false;
+        const e = entries[c.next++] as DirEntryInfo;
+        if (++this.walked > this.maxWalk) return this.stop();
         if (!policy.entryVisible(dir.rel, e.name)) continue;
         const kind = entryKind(ws, fd, e);
         const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
         if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel });
-        else if (kind === "file" && matcher.test(e.name)) {
-          if (matches.length === limit) {
-            truncated = true;
-            break outer;
-          }
-          matches.push({ path: rel });
+        else if (kind === "file" && this.matcher.test(e.name)) {
+          if (this.matches.length === this.limit) return this.stop();
+          this.matches.push({ path: rel });
         }
       }
-    } finally {
-      ws.native.closeFast(fd);
+      this.close();
+      for (let i = subdirs.length - 1; i >= 0; i--) this.stack.push(subdirs[i] as Pending);
     }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as Pending);
   }
-  return { matches, returned: matches.length, truncated };
+
+  private stop(): true {
+    this.truncated = true;
+    this.done = true;
+    return true;
+  }
+
+  close(): void {
+    if (this.cur !== null) this.ws.native.closeFast(this.cur.fd);
+    this.cur = null;
+  }
 }

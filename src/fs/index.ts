@@ -12,3 +12,4 @@ export type { DeleteFileOutput } from "./delete.ts";
 export type { CreateDirectoryOutput, DeleteDirectoryOutput } from "./directory.ts";
 export type { BinaryMeta, UploadOutput } from "./binary.ts";
 export { REVISION_PATTERN } from "./revision.ts";
+export { MAX_GLOB_CHARS } from "./glob.ts";

@@ -1,11 +1,13 @@
 // list_directory: one scan of a directory opened beneath the root without following symlinks,
 // policy-filtered, lstat of each child through the held descriptor, sorted by code point, sliced.
+// The lstat loop gives the event loop back every 25 ms.
 
 import { errnoCode } from "../errors.ts";
-import { withFd, type Target, type Workspace } from "./context.ts";
+import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail, openFailure } from "./fail.ts";
 import { compareNames } from "./order.ts";
 import { isoSeconds, typeOf, type ObjectType } from "./revision.ts";
+import { WalkClock } from "./walk.ts";
 
 export interface ListEntry {
   name: string;
@@ -25,7 +27,7 @@ export interface ListDirectoryOutput {
   has_more: boolean;
 }
 
-export function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): ListDirectoryOutput {
+export async function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): Promise<ListDirectoryOutput> {
   const root = ws.rootFd(t);
   let dirFd: number;
   try {
@@ -33,26 +35,30 @@ export function listDirectory(ws: Workspace, t: Target, offset: number, limit: n
   } catch (err) {
     throw openFailure(err, t.alias, t.rel, "read");
   }
-  const all = withFd(dirFd, (fd) => {
+  // A huge directory costs one lstat per entry: pace the loop so other requests keep being
+  // answered (no deadline: a listing is bounded by the directory itself).
+  const pace = new WalkClock(t, Number.POSITIVE_INFINITY, undefined, "list", 64);
+  const all: ListEntry[] = [];
+  try {
     let names: string[];
     try {
-      names = ws.native.readDir(fd).map((e) => e.name);
+      names = ws.native.readDir(dirFd).map((e) => e.name);
     } catch (err) {
       const code = errnoCode(err);
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
       throw fail("ACCESS_DENIED", t.alias, t.rel);
     }
-    const entries: ListEntry[] = [];
     for (const name of names) {
+      if (pace.tick()) await pace.pause();
       if (!t.wd.policy.entryVisible(t.rel, name)) continue;
       let st;
       try {
-        st = ws.native.lstatChild(fd, name);
+        st = ws.native.lstatChild(dirFd, name);
       } catch {
         continue; // vanished between readdir and lstat
       }
       const type = typeOf(st);
-      entries.push({
+      all.push({
         name,
         path: t.rel === "" ? name : `${t.rel}/${name}`,
         type,
@@ -60,8 +66,9 @@ export function listDirectory(ws: Workspace, t: Target, offset: number, limit: n
         modified_at: isoSeconds(st),
       });
     }
-    return entries;
-  });
+  } finally {
+    closeQuietly(dirFd);
+  }
   all.sort((a, b) => compareNames(a.name, b.name));
   const page = all.slice(offset, offset + limit);
   return { workdir: t.alias, path: t.rel, entries: page, offset, limit, returned: page.length, has_more: offset + limit < all.length };

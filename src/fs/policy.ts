@@ -13,7 +13,7 @@
 import type { WorkdirPolicy } from "../config/types.ts";
 import { fail } from "./fail.ts";
 import { foldGlob, foldName, nfcName } from "./fold.ts";
-import { compileFnmatch, compilePathGlob } from "./glob.ts";
+import { compileFnmatchSet, compilePathGlob, type GlobMatcher } from "./glob.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
@@ -84,14 +84,17 @@ export interface PathPolicyOptions {
 }
 
 interface Rules {
-  /** All component globs as one alternation: one regex test per name on the walk hot path. */
-  component: RegExp | null;
-  path: RegExp[];
+  /** All component globs as one matcher: one test per name on the walk hot path. */
+  component: GlobMatcher | null;
+  path: GlobMatcher[];
+  /** The glob bodies compiled, in order (to tell whether folding changed any). */
+  bodies: string[];
 }
 
 function compileRules(globs: readonly string[], fold: ((glob: string, isPath: boolean) => string) | null): Rules {
-  const component: RegExp[] = [];
-  const path: RegExp[] = [];
+  const component: string[] = [];
+  const path: GlobMatcher[] = [];
+  const bodies: string[] = [];
   const seen = new Set<string>();
   for (const raw of globs) {
     const trimmed = raw.trim().replace(/^\/+/, "").replace(/\/+$/, "");
@@ -100,17 +103,15 @@ function compileRules(globs: readonly string[], fold: ((glob: string, isPath: bo
     const body = fold === null ? trimmed : fold(trimmed, isPath);
     if (seen.has(body)) continue;
     seen.add(body);
+    bodies.push(body);
     if (isPath) path.push(compilePathGlob(body, true));
-    else component.push(compileFnmatch(body));
+    else component.push(body);
   }
-  return {
-    component: component.length === 0 ? null : new RegExp(component.map((re) => `(?:${re.source})`).join("|"), "u"),
-    path,
-  };
+  return { component: compileFnmatchSet(component), path, bodies };
 }
 
-function pathMatch(rules: readonly RegExp[], rel: string): boolean {
-  for (const re of rules) if (re.test(rel)) return true;
+function pathMatch(rules: readonly GlobMatcher[], rel: string): boolean {
+  for (const m of rules) if (m.test(rel)) return true;
   return false;
 }
 
@@ -147,11 +148,9 @@ export class PathPolicy {
       this.fold = null;
       this.folded = null;
     }
+    const folded = this.folded;
     this.globsFoldToSelf =
-      this.folded === null ||
-      ((this.folded.component?.source ?? "") === (this.exact.component?.source ?? "") &&
-        this.folded.path.length === this.exact.path.length &&
-        this.folded.path.every((re, i) => re.source === this.exact.path[i]?.source));
+      folded === null || (folded.bodies.length === this.exact.bodies.length && folded.bodies.every((b, i) => b === this.exact.bodies[i]));
     this.hasPathRules = this.exact.path.length > 0;
   }
 

@@ -22,6 +22,12 @@ export function fold(s: string): string {
   return s.toUpperCase().toLowerCase();
 }
 
+/** The walk's clock (WalkClock): tick() throws past the deadline and says when to pause. */
+export interface Pace {
+  tick(): boolean;
+  pause(): Promise<void>;
+}
+
 export interface FileMatch extends SearchMatch {
   lineEndAbs: number;
 }
@@ -101,9 +107,25 @@ export class Scanner {
 
   /**
    * Scan one open regular file. `want` is how many matches are still useful (limit+1 - found).
-   * Returns the file's matches (already NUL-cut).
+   * Returns the file's matches (already NUL-cut): synchronously when one read settles it (the
+   * common case, no promise per file), else a promise from the full scan, which checks `pace`
+   * after every buffer so a 50 MiB file cannot hold the event loop or outlive the deadline.
    */
-  scanFile(fd: number, size: number, path: string, want: number, deadline: () => void): FileMatch[] {
+  scanFile(fd: number, size: number, path: string, want: number, pace: Pace): FileMatch[] | Promise<FileMatch[]> {
+    const B = this.buf;
+    // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
+    // candidate for the needle; nothing else needs doing.
+    if (this.caseSensitive && size < B.length) {
+      const n = fs.readSync(fd, B, 0, B.length, 0);
+      const view = B.subarray(0, n);
+      if (n >= size && view.indexOf(0) === -1 && view.indexOf(this.needle) === -1) return [];
+      return this.scanAll(fd, size, path, want, pace, n);
+    }
+    return this.scanAll(fd, size, path, want, pace, -1);
+  }
+
+  /** The full scan; `prefilled` is how many bytes the fast path already read into the buffer (-1: none). */
+  private async scanAll(fd: number, size: number, path: string, want: number, pace: Pace, prefilledBytes: number): Promise<FileMatch[]> {
     const B = this.buf;
     const out: FileMatch[] = [];
     let filled = 0; // bytes held in B
@@ -114,22 +136,16 @@ export class Scanner {
     let cut = Number.POSITIVE_INFINITY;
     let matching = true;
     let prefilled = false;
-
-    // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
-    // candidate for the needle; nothing else needs doing.
-    if (this.caseSensitive && size < B.length) {
-      const n = fs.readSync(fd, B, 0, B.length, 0);
-      const view = B.subarray(0, n);
-      if (n >= size && view.indexOf(0) === -1 && view.indexOf(this.needle) === -1) return [];
-      filled = n;
-      filePos = n;
+    if (prefilledBytes >= 0) {
+      filled = prefilledBytes;
+      filePos = prefilledBytes;
       prefilled = true;
     }
     for (;;) {
-      deadline();
+      if (pace.tick()) await pace.pause();
       if (filled === B.length) {
         // One line fills the whole buffer: stream it without holding it.
-        const r = this.scanLongLine(fd, filePos, base, linesBefore + 1, matching, deadline);
+        const r = await this.scanLongLine(fd, filePos, base, linesBefore + 1, matching, pace);
         if (r.match !== null && r.lineEndAbs <= cut) out.push({ ...r.match, path, lineEndAbs: r.lineEndAbs });
         if (r.nulAbs !== -1) {
           cut = Math.min(cut, Math.floor(r.nulAbs / BLOCK) * BLOCK);
@@ -268,7 +284,7 @@ export class Scanner {
    * A line longer than the buffer: stream it, tracking UTF-8 validity and the needle across chunk
    * boundaries, keeping only its first 2 KiB for the match text.
    */
-  private scanLongLine(fd: number, filePos: number, base: number, lineNo: number, matching: boolean, deadline: () => void) {
+  private async scanLongLine(fd: number, filePos: number, base: number, lineNo: number, matching: boolean, pace: Pace) {
     const B = this.buf;
     const head = Buffer.from(B.subarray(0, TEXT_CAP + 4));
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -300,7 +316,7 @@ export class Scanner {
       }
     };
     for (;;) {
-      deadline();
+      if (pace.tick()) await pace.pause();
       const chunk = B.subarray(0, chunkLen);
       const nul = chunk.indexOf(0);
       const nl = chunk.indexOf(10);

@@ -4,7 +4,8 @@
 // split on \n with \r kept; an undecodable line never matches while other lines of the file still
 // can; .git/.hg/.svn never searched; hidden/denied/reserved filtered on the FULL workdir-relative
 // path; `glob` relative to the search root; early stop once limit+1 matches exist; a wall-clock
-// deadline. A match's text is capped at 2 KiB (UTF-8 safe) with text_truncated: true.
+// deadline, checked on every directory entry and inside large files, with the event loop given
+// back every 25 ms. A match's text is capped at 2 KiB (UTF-8 safe) with text_truncated: true.
 //
 // Speed and memory: raw bytes are scanned (scan.ts) with Buffer.indexOf (memmem) in ONE reusable
 // buffer; only candidate lines are decoded. One thread: a worker-pool variant measured ~1.8x the
@@ -15,9 +16,9 @@ import fs from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
-import { compileSearchGlob } from "./glob.ts";
+import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
 import { Scanner, type SearchMatch } from "./scan.ts";
-import { entryKind, openWalkDir, readWalkDir } from "./walk.ts";
+import { entryKind, openWalkDir, readWalkDir, WalkClock } from "./walk.ts";
 
 export type { SearchMatch } from "./scan.ts";
 
@@ -35,19 +36,14 @@ export interface SearchArgs {
 }
 
 const VCS_DIRS = new Set([".git", ".hg", ".svn"]);
-const YIELD_EVERY_MS = 25;
 
 export async function searchText(ws: Workspace, t: Target, args: SearchArgs, signal?: AbortSignal): Promise<SearchOutput> {
   if (args.query === "") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must not be empty");
   if (args.query.includes("\n")) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must be a single line");
   if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
-  if (signal?.aborted) throw fail("SEARCH_FAILED", t.alias, t.rel, "search was cancelled");
+  if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
   const limits = ws.registry.limits;
-  const started = performance.now();
-  const deadlineAt = started + limits.search_timeout_seconds * 1000;
-  const deadline = () => {
-    if (performance.now() > deadlineAt) throw fail("SEARCH_TIMEOUT", t.alias, t.rel);
-  };
+  const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1);
   const globMatch = args.glob === null || args.glob === "" ? null : compileSearchGlob(args.glob);
   const root = ws.rootFd(t);
   const policy = t.wd.policy;
@@ -58,7 +54,6 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   const matches: SearchMatch[] = [];
   const stack: { parts: string[]; rel: string; sub: string }[] = [{ parts: t.parts, rel: t.rel, sub: "" }];
   let first = true;
-  let lastYield = performance.now();
 
   // A search root inside a VCS directory is validated like any other, then holds nothing to search.
   const insideVcs = t.parts.some((p) => VCS_DIRS.has(p));
@@ -78,6 +73,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
       const entries = readWalkDir(ws, t, dirFd);
       if (entries === null) continue;
       for (const e of entries) {
+        if (clock.tick()) await clock.pause();
         if (VCS_DIRS.has(e.name)) continue;
         if (!policy.entryVisible(dir.rel, e.name)) continue;
         const kind = entryKind(ws, dirFd, e);
@@ -89,13 +85,6 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         }
         if (kind !== "file") continue;
         if (globMatch !== null && !globMatch(sub, e.name)) continue;
-        deadline();
-        const now = performance.now();
-        if (now - lastYield > YIELD_EVERY_MS) {
-          await new Promise<void>((r) => setImmediate(r));
-          lastYield = performance.now();
-          if (signal?.aborted) throw fail("SEARCH_FAILED", t.alias, t.rel, "search was cancelled");
-        }
         let fd: number;
         try {
           fd = ws.native.openBeneath(dirFd, [e.name], "read");
@@ -107,7 +96,8 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
         try {
           const st = fs.fstatSync(fd);
           if (!st.isFile() || st.size > maxFile || (refuseHardlinked && st.nlink > 1)) continue;
-          const found = scanner.scanFile(fd, st.size, rel, want - matches.length, deadline);
+          const scanned = scanner.scanFile(fd, st.size, rel, want - matches.length, clock);
+          const found = Array.isArray(scanned) ? scanned : await scanned;
           for (const m of found) {
             const { lineEndAbs: _drop, ...match } = m;
             matches.push(match);

@@ -42,7 +42,7 @@ export interface PublishedLimits {
 export interface FileService {
   listWorkdirs(): { workdirs: WorkdirSummary[] };
   listDirectory(a: { workdir: string; path?: string; offset?: number; limit?: number }): Promise<ListDirectoryOutput>;
-  findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number }): Promise<FindOutput>;
+  findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number }, signal?: AbortSignal): Promise<FindOutput>;
   searchText(
     a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number },
     signal?: AbortSignal,
@@ -115,11 +115,11 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
       return listDirectory(ws(), t, offset, limit);
     },
 
-    async findFiles(a) {
+    async findFiles(a, signal) {
       const t = ws().prepare(a.workdir, a.path);
       const pattern = requireString(t, a.pattern, "pattern");
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
-      return findFiles(ws(), t, pattern, limit);
+      return findFiles(ws(), t, pattern, limit, signal);
     },
 
     async searchText(a, signal) {

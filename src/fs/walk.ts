@@ -6,6 +6,7 @@
 import { errnoCode } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
 import { fail, openFailure } from "./fail.ts";
+import { globWork } from "./glob.ts";
 import type { DirEntryInfo } from "./native.ts";
 import { sortByName } from "./order.ts";
 
@@ -42,5 +43,56 @@ export function entryKind(ws: Workspace, dirFd: number, e: DirEntryInfo): "file"
     return st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
   } catch {
     return null;
+  }
+}
+
+const YIELD_EVERY_MS = 25;
+/** Matcher work (glob steps) after which the clock is read whatever the entry count. */
+const STEP_BUDGET = 100_000;
+
+/**
+ * A walk's wall-clock budget and its share of the event loop. `tick()` runs once per directory
+ * entry (and search's scanner calls it after every buffer of a large file): it reads the clock every `sampleEvery` entries, or sooner once the glob matchers have
+ * done STEP_BUDGET steps (a clock read per entry costs find_files ~20 %). Past the deadline it
+ * throws SEARCH_TIMEOUT; it returns true when the walk has held the thread for YIELD_EVERY_MS,
+ * and the caller then awaits `pause()`, which lets other requests run and ends the walk if its
+ * request was cancelled.
+ */
+export class WalkClock {
+  private readonly deadlineAt: number;
+  private lastYield: number;
+  private countdown = 0;
+  private stepsAt = 0;
+
+  constructor(
+    private readonly t: Target,
+    timeoutSeconds: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly what: string,
+    private readonly sampleEvery: number,
+  ) {
+    this.lastYield = performance.now();
+    this.deadlineAt = this.lastYield + timeoutSeconds * 1000;
+    this.cancelled();
+  }
+
+  private cancelled(): void {
+    if (this.signal?.aborted) throw fail("SEARCH_FAILED", this.t.alias, this.t.rel, `${this.what} was cancelled`);
+  }
+
+  tick(): boolean {
+    if (--this.countdown > 0 && globWork.steps - this.stepsAt < STEP_BUDGET) return false;
+    this.countdown = this.sampleEvery;
+    this.stepsAt = globWork.steps;
+    const now = performance.now();
+    if (now > this.deadlineAt) throw fail("SEARCH_TIMEOUT", this.t.alias, this.t.rel);
+    return now - this.lastYield > YIELD_EVERY_MS;
+  }
+
+  async pause(): Promise<void> {
+    await new Promise<void>((r) => setImmediate(r));
+    this.lastYield = performance.now();
+    this.countdown = 0;
+    this.cancelled();
   }
 }

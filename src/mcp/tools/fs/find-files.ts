@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_GLOB_CHARS } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { boundedCount, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -9,7 +10,8 @@ export function findFilesInput(deps: FsToolDeps) {
     pattern: z
       .string()
       .min(1)
-      .describe("Case-sensitive wildcard matched against the file name only: '*', '?', '[abc]'. Example: '*.md'."),
+      .max(MAX_GLOB_CHARS)
+      .describe(`Case-sensitive wildcard matched against the file name only: '*', '?', '[abc]'. Example: '*.md'. At most ${MAX_GLOB_CHARS} characters.`),
     path: rootPathArg,
     limit: boundedCount(deps.limits.default_search_results, deps.limits.max_search_results, "Maximum matches to return."),
   });
@@ -32,6 +34,6 @@ export function findFilesTool(deps: FsToolDeps): McpTool {
     hints: HINTS.read,
     input: findFilesInput(deps),
     output: findFilesOutput,
-    handler: async (args) => ({ structured: await deps.files.findFiles(args) }),
+    handler: async (args, ctx) => ({ structured: await deps.files.findFiles(args, ctx.signal) }),
   });
 }

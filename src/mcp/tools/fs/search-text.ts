@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_GLOB_CHARS } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { boundedCount, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -10,11 +11,12 @@ export function searchTextInput(deps: FsToolDeps) {
     path: rootPathArg,
     glob: z
       .string()
+      .max(MAX_GLOB_CHARS)
       .nullable()
       .default(null)
       .describe(
         "Optional file filter. Without '/' it matches the file name at any depth ('*.ts'); with '/' it " +
-          "matches the path relative to the search directory ('src/**/*.ts'). '*' and '?' never cross '/'.",
+          `matches the path relative to the search directory ('src/**/*.ts'). '*' and '?' never cross '/'. At most ${MAX_GLOB_CHARS} characters.`,
       ),
     case_sensitive: z.boolean().default(true).describe("false compares case-insensitively."),
     limit: boundedCount(deps.limits.default_search_results, deps.limits.max_search_results, "Maximum matches to return."),
