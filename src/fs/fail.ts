@@ -43,6 +43,7 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   EXPECTED_REVISION_REQUIRED: "overwrite=true requires expected_revision",
   EXPECTED_REVISION_NOT_ALLOWED: "expected_revision is only allowed with overwrite=true",
   INVALID_NAME: "path component is not a valid name",
+  INVALID_PATH: "path ends in '/', '.' or '..' and so names a directory, not a file",
   NATIVE_PLATFORM_UNSUPPORTED: "this platform has no safe file backend",
 };
 

@@ -62,6 +62,16 @@ export function normalizeRequestPath(workdir: string, raw: string): string[] {
   return parts;
 }
 
+/**
+ * Whether a caller path can only name a directory: it ends in `/`, or its last component is `.` or
+ * `..`. The kernel refuses to create or replace a file through such a path; normalisation drops
+ * the hint, so the tools that create, replace or delete a file ask before normalising.
+ */
+export function namesDirectory(raw: string): boolean {
+  const last = raw.slice(raw.lastIndexOf("/") + 1);
+  return raw !== "" && (last === "" || last === "." || last === "..");
+}
+
 export class PathPolicy {
   readonly allowHidden: boolean;
   /** All component globs as one alternation: one regex test per name on the walk hot path. */
