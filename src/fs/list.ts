@@ -1,5 +1,7 @@
 // list_directory: one scan of a directory opened beneath the root without following symlinks,
-// policy-filtered, lstat of each child through the held descriptor, sorted by code point, sliced.
+// policy-filtered, sorted by code point, sliced, then lstat of the page's children through the
+// held descriptor. Only names are kept for the whole directory: a huge directory costs one string
+// per entry, and the entry objects are built for at most one page.
 
 import { errnoCode } from "../errors.ts";
 import { withFd, type Target, type Workspace } from "./context.ts";
@@ -33,7 +35,7 @@ export function listDirectory(ws: Workspace, t: Target, offset: number, limit: n
   } catch (err) {
     throw openFailure(err, t.alias, t.rel, "read");
   }
-  const all = withFd(dirFd, (fd) => {
+  return withFd(dirFd, (fd) => {
     let names: string[];
     try {
       names = ws.native.readDir(fd).map((e) => e.name);
@@ -42,9 +44,11 @@ export function listDirectory(ws: Workspace, t: Target, offset: number, limit: n
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
       throw fail("ACCESS_DENIED", t.alias, t.rel);
     }
+    const visible = names.filter((name) => t.wd.policy.entryVisible(t.rel, name));
+    names = [];
+    visible.sort(compareNames);
     const entries: ListEntry[] = [];
-    for (const name of names) {
-      if (!t.wd.policy.entryVisible(t.rel, name)) continue;
+    for (const name of visible.slice(offset, offset + limit)) {
       let st;
       try {
         st = ws.native.lstatChild(fd, name);
@@ -60,9 +64,6 @@ export function listDirectory(ws: Workspace, t: Target, offset: number, limit: n
         modified_at: isoSeconds(st),
       });
     }
-    return entries;
+    return { workdir: t.alias, path: t.rel, entries, offset, limit, returned: entries.length, has_more: offset + limit < visible.length };
   });
-  all.sort((a, b) => compareNames(a.name, b.name));
-  const page = all.slice(offset, offset + limit);
-  return { workdir: t.alias, path: t.rel, entries: page, offset, limit, returned: page.length, has_more: offset + limit < all.length };
 }

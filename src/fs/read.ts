@@ -23,6 +23,9 @@ export interface ReadTextOutput {
 }
 
 const CHUNK = 64 * 1024;
+
+/** Test seam: called after each chunk is read, so a test can make a real writer act mid-read. Null outside tests. */
+export const readTextHooks: { afterChunk: ((bytesRead: number) => void) | null } = { afterChunk: null };
 const SNIFF = 1024;
 const BOM = [0xef, 0xbb, 0xbf] as const;
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -82,6 +85,7 @@ function readPage(t: Target, fd: number, revision: string, startLine: number, ma
       n += fs.readSync(fd, buf, n, SNIFF - n, position + n);
     }
     position += n;
+    readTextHooks.afterChunk?.(position);
     let chunk = buf.subarray(0, n);
     if (first) {
       first = false;
