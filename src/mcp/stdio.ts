@@ -6,6 +6,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Registry } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { tuneStdioTransport } from "./stdio-buffers.ts";
 import type { ServerfsMcp } from "./server.ts";
 
 /** Time requests still running at EOF get to answer before they are cancelled. */
@@ -37,6 +38,7 @@ export function maxFrameBytes(registry: Registry): number {
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
 export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: maxFrameBytes(mcp.registry) });
+  const writer = tuneStdioTransport(transport, process.stdout, maxFrameBytes(mcp.registry));
   transport.onerror = () => {
     // A malformed frame is the client's problem; its bytes are not logged (they may be content).
     logger.warn("transport_error", {});
@@ -63,6 +65,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
       duration_ms: Math.round(performance.now() - started),
     });
     if (stdoutGone) process.exit(0);
+    await writer.flushed();
     process.stdout.end(() => process.exit(0));
   };
 
