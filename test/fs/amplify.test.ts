@@ -87,7 +87,7 @@ describe("edit_text_file output is sized before it is built", () => {
     let seed = 12345;
     const rnd = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
+      return (seed >>> 16) % n;
     };
     const word = (max: number) => Array.from({ length: rnd(max) }, () => alphabet[rnd(alphabet.length)]).join("");
     const { svc, root } = single({ max_write_bytes: 4096 });
