@@ -13,6 +13,7 @@ import { compileFnmatch, compilePathGlob } from "./glob.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
+export const MAX_PATH_BYTES = 4096;
 
 /** Built-in deny rules; released only by `disable_default_deny`. */
 export const DEFAULT_DENY_GLOBS: readonly string[] = [
@@ -45,6 +46,10 @@ export function isHiddenName(name: string): boolean {
  */
 export function normalizeRequestPath(workdir: string, raw: string): string[] {
   if (raw.includes("\0")) throw fail("ACCESS_DENIED", workdir, raw, "path contains NUL bytes");
+  // The kernel's PATH_MAX: no longer path can be opened, so it is refused before any work on it.
+  if (raw.length > MAX_PATH_BYTES || Buffer.byteLength(raw, "utf8") > MAX_PATH_BYTES) {
+    throw fail("INVALID_NAME", workdir, raw, `path is longer than ${MAX_PATH_BYTES} bytes`);
+  }
   if (raw.startsWith("/") || raw.startsWith("~")) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
   if (process.platform === "win32" && (/^[A-Za-z]:/.test(raw) || raw.startsWith("\\"))) {
     throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);

@@ -192,3 +192,22 @@ describe("strict base64 is canonical", () => {
     }
   });
 });
+
+describe("error answers are never much larger than a fixed size", () => {
+  test("a 1 MB path of control characters is INVALID_NAME with a message of a few KB at most; echoes elsewhere are cut too", async () => {
+    const { svc, root } = single();
+    const huge = "\u0001".repeat(1_000_000);
+    const e = await expectCode(svc.createTextFile({ workdir: "w", path: huge, content: "x" }), "INVALID_NAME");
+    expect(e.message.length).toBeLessThan(3000);
+    expect(e.message).toContain("\\x01\\x01");
+    expect(e.message).toContain("999488 more characters");
+    expect((await expectCode(svc.readTextFile({ workdir: huge, path: "a" }), "WORKDIR_NOT_FOUND")).message.length).toBeLessThan(3000);
+    const ro = single({ read_only: true });
+    expect((await expectCode(ro.svc.createTextFile({ workdir: "w", path: huge, content: "x" }), "WORKDIR_READ_ONLY")).message.length).toBeLessThan(3000);
+    // 4096 bytes is still a path (here simply missing); one byte more is not.
+    await expectCode(svc.readTextFile({ workdir: "w", path: "a".repeat(4096) }), "INVALID_NAME"); // the kernel's own NAME_MAX
+    await expectCode(svc.readTextFile({ workdir: "w", path: `${"abc/".repeat(1024)}x` }), "INVALID_NAME");
+    await expectCode(svc.readTextFile({ workdir: "w", path: "abc/".repeat(1023) + "xyz" }), "PATH_NOT_FOUND");
+    expect(physical(root)).toEqual([]);
+  });
+});
