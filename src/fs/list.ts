@@ -45,7 +45,7 @@ export function listDirectory(ws: Workspace, t: Target, offset: number, limit: n
       throw fail("ACCESS_DENIED", t.alias, t.rel);
     }
     const visible = names.filter((name) => t.wd.policy.entryVisible(t.rel, name));
-    names = [];
+    names = []; // the unfiltered list is garbage from here on
     visible.sort(compareNames);
     const entries: ListEntry[] = [];
     for (const name of visible.slice(offset, offset + limit)) {
