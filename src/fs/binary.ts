@@ -33,20 +33,29 @@ export interface UploadOutput {
 
 const CHUNK = 64 * 1024;
 
+/**
+ * Test seam: called after each chunk of a download is read, so a test can make a real writer act
+ * at a known point of the read. Always null outside tests.
+ */
+export const downloadReadHooks: { afterChunk: ((bytesRead: number) => void) | null } = { afterChunk: null };
+
 export function downloadBinaryFile(ws: Workspace, t: Target): { meta: BinaryMeta; bytes: Uint8Array } {
   const max = t.wd.workdir.max_binary_transfer_bytes;
   const opened = openRegularForRead(ws, t, "read");
   return withFd(opened.fd, (fd) => {
     const revision = revisionOf(opened.st);
     if (Number(opened.st.size) > max) throw fail("BINARY_FILE_TOO_LARGE", t.alias, t.rel);
-    const out = Buffer.allocUnsafe(Math.min(max, Number(opened.st.size)) + 1);
+    // One spare byte: filling it means the file grew after fstat. That is a change during the
+    // read, whatever the new size, never BINARY_FILE_TOO_LARGE (the size checked was in bounds).
+    const out = Buffer.allocUnsafe(Number(opened.st.size) + 1);
     let got = 0;
     for (;;) {
       const want = Math.min(CHUNK, out.length - got);
-      if (want === 0) throw fail("BINARY_FILE_TOO_LARGE", t.alias, t.rel); // grew past the limit
+      if (want === 0) throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
       const n = fs.readSync(fd, out, got, want, got);
       if (n === 0) break;
       got += n;
+      downloadReadHooks.afterChunk?.(got);
     }
     if (revisionOf(fs.fstatSync(fd, { bigint: true })) !== revision || got !== Number(opened.st.size)) {
       throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);

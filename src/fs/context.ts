@@ -1,6 +1,6 @@
 // Per-call preparation shared by every operation, in the one documented check order:
 // WORKDIR_NOT_FOUND → WORKDIR_READ_ONLY → BINARY_TRANSFER_DISABLED → path policy →
-// ROOT_MUTATION_NOT_ALLOWED. Argument checks, the mutation gate and the filesystem come after,
+// ROOT_MUTATION_NOT_ALLOWED → INVALID_PATH (file tools only). Argument checks, the mutation gate and the filesystem come after,
 // inside each operation.
 
 import fs from "node:fs";
@@ -8,7 +8,7 @@ import type { Registry, Workdir } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import { fail, workdirNotFound } from "./fail.ts";
 import type { FsNative } from "./native.ts";
-import { normalizeRequestPath, type PathPolicy } from "./policy.ts";
+import { namesDirectory, normalizeRequestPath, type PathPolicy } from "./policy.ts";
 import { workdirPolicy, type CaseSensitivity } from "./workdir-policy.ts";
 
 export interface WorkdirState {
@@ -31,6 +31,8 @@ export interface Target {
 export interface PrepareOptions {
   mutation?: boolean;
   binary?: boolean;
+  /** The target must be a file (created, replaced or deleted): a directory-only path is INVALID_PATH. */
+  file?: boolean;
 }
 
 export class Workspace {
@@ -59,6 +61,7 @@ export class Workspace {
     const rel = parts.join("/");
     wd.policy.check(alias, parts, rel);
     if (opts.mutation && parts.length === 0) throw fail("ROOT_MUTATION_NOT_ALLOWED", alias, raw);
+    if (opts.file && namesDirectory(raw)) throw fail("INVALID_PATH", alias, raw);
     return { wd, alias, parts, rel };
   }
 

@@ -16,8 +16,9 @@ export interface CreateTextOutput {
 
 export async function createTextFile(ws: Workspace, gate: MutationGate, t: Target, content: string): Promise<CreateTextOutput> {
   refuseBinaryText(t, content);
+  // Measured before it is encoded: an oversized request is refused without a copy of it.
+  if (Buffer.byteLength(content, "utf8") > t.wd.workdir.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
   const bytes = Buffer.from(content, "utf8");
-  if (bytes.length > t.wd.workdir.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
   return gate.run(t.wd.workdir, async () => {
     const { revision } = publishNew(ws, t, bytes);
     return { workdir: t.alias, path: t.rel, created: true as const, bytes_written: bytes.length, revision };

@@ -1,7 +1,9 @@
 // edit_text_file: ordered exact-count replacements on the evolving text, all or nothing, published
-// by atomic replace with metadata preserved. BOM hidden from the edits and re-added; CRLF and a
-// missing final newline survive because the text is never normalised.
+// by atomic replace with metadata preserved (setuid/setgid cleared, see publish.ts). BOM hidden
+// from the edits and re-added; CRLF and a missing final newline survive because the text is never
+// normalised. The result's size is computed from the request before anything is built.
 
+import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
@@ -27,27 +29,92 @@ export interface EditTextOutput {
   revision: string;
 }
 
-const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/**
+ * The edits work on UTF-8 bytes, never on a decoded string: for well-formed text and needles (NUL
+ * and lone surrogates are refused up front) a byte match is exactly a character match, because
+ * UTF-8 is self-synchronising. That keeps every step at two buffers of at most max_write_bytes.
+ */
+interface EncodedEdit {
+  from: Buffer;
+  to: Buffer;
+  count: number;
+}
 
-function countOccurrences(text: string, needle: string): number {
+/**
+ * The size of the text after each edit is known from the request alone: start + Σ count ×
+ * (bytes(new) − bytes(old)), because the counts are exact or the edit fails. So a request whose
+ * text would at any step outgrow max_write_bytes is refused before one byte of it is built,
+ * however the edits multiply each other.
+ */
+export function plannedSizes(startBytes: number, edits: readonly EncodedEdit[]): number[] {
+  const sizes: number[] = [];
+  let size = startBytes;
+  for (const e of edits) {
+    size += e.count * (e.to.length - e.from.length);
+    sizes.push(size);
+  }
+  return sizes;
+}
+
+function refuseOversize(t: Target, sizes: readonly number[], max: number): void {
+  for (const s of sizes) if (s > max) throw fail("WRITE_TOO_LARGE", t.alias, t.rel, "the edited text would be larger than the write limit");
+}
+
+/** Long replacement runs give the event loop back so other requests are answered meanwhile. */
+const YIELD_EVERY_MS = 20;
+
+class Yielder {
+  private last = performance.now();
+  async maybe(): Promise<void> {
+    if (performance.now() - this.last < YIELD_EVERY_MS) return;
+    await new Promise<void>((r) => setImmediate(r));
+    this.last = performance.now();
+  }
+}
+
+/** Occurrences of `needle`, non-overlapping left to right, counting no further than `stopAfter` + 1. */
+async function countOccurrences(text: Buffer, needle: Buffer, stopAfter: number, y: Yielder): Promise<number> {
   let n = 0;
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
+  for (let i = text.indexOf(needle); i !== -1 && n <= stopAfter; i = text.indexOf(needle, i + needle.length)) {
+    n++;
+    if ((n & 0xfff) === 0) await y.maybe();
+  }
   return n;
 }
 
-export function applyEdits(t: Target, original: string, edits: readonly TextEdit[]): string {
-  let text = original;
-  edits.forEach((e, index) => {
-    const expected = e.expected_count ?? 1;
-    if (e.old_text === "") {
-      if (text !== "" || expected !== 1) throw fail("EDIT_CONFLICT", t.alias, t.rel, `edit ${index + 1}: empty old_text only fills an empty file`);
-      text = e.new_text;
-      return;
+/** `text` with every `from` replaced by `to`, written straight into one buffer of exactly `size` bytes. */
+async function replaceAll(text: Buffer, from: Buffer, to: Buffer, size: number, y: Yielder): Promise<Buffer> {
+  const out = Buffer.allocUnsafe(size);
+  let src = 0;
+  let dst = 0;
+  let n = 0;
+  for (let i = text.indexOf(from); i !== -1; i = text.indexOf(from, src)) {
+    dst += text.copy(out, dst, src, i);
+    dst += to.copy(out, dst);
+    src = i + from.length;
+    if ((++n & 0xfff) === 0) await y.maybe();
+  }
+  text.copy(out, dst, src);
+  return out;
+}
+
+/** Apply the edits in order to `body` (BOM excluded); `sizes` are the planned body sizes after each. */
+export async function applyEdits(t: Target, body: Buffer, edits: readonly EncodedEdit[], sizes: readonly number[]): Promise<Buffer> {
+  const y = new Yielder();
+  let text = body;
+  for (const [index, e] of edits.entries()) {
+    if (e.from.length === 0) {
+      if (text.length !== 0 || e.count !== 1) throw fail("EDIT_CONFLICT", t.alias, t.rel, `edit ${index + 1}: empty old_text only fills an empty file`);
+      text = e.to;
+      continue;
     }
-    const found = countOccurrences(text, e.old_text);
-    if (found !== expected) throw fail("EDIT_CONFLICT", t.alias, t.rel, `edit ${index + 1}: expected ${expected} occurrence(s), found ${found}`);
-    text = text.split(e.old_text).join(e.new_text);
-  });
+    const found = await countOccurrences(text, e.from, e.count, y);
+    if (found !== e.count) {
+      const shown = found > e.count ? `more than ${e.count}` : String(found);
+      throw fail("EDIT_CONFLICT", t.alias, t.rel, `edit ${index + 1}: expected ${e.count} occurrence(s), found ${shown}`);
+    }
+    text = await replaceAll(text, e.from, e.to, sizes[index] as number, y);
+  }
   return text;
 }
 
@@ -70,6 +137,9 @@ export async function editTextFile(
     total += Buffer.byteLength(e.old_text, "utf8") + Buffer.byteLength(e.new_text, "utf8");
   }
   if (total > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
+  const encoded: EncodedEdit[] = edits.map((e) => ({ from: Buffer.from(e.old_text, "utf8"), to: Buffer.from(e.new_text, "utf8"), count: e.expected_count ?? 1 }));
+  // Every intermediate text is at least this large whatever the file holds: refused before any I/O.
+  refuseOversize(t, plannedSizes(0, encoded), w.max_write_bytes);
 
   return gate.run(w, async () => {
     const parent = openParent(ws, t, "mutate");
@@ -81,6 +151,9 @@ export async function editTextFile(
         if (source.st.nlink > 1n) throw fail("MULTIPLE_HARDLINKS_NOT_SUPPORTED", t.alias, t.rel);
         const size = Number(source.st.size);
         if (size > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
+        // Exact once the file size is known (the BOM is part of `size` and survives every edit).
+        const sizes = plannedSizes(size, encoded);
+        refuseOversize(t, sizes, w.max_write_bytes);
         const raw = Buffer.allocUnsafe(size + 1);
         let got = 0;
         for (;;) {
@@ -94,17 +167,17 @@ export async function editTextFile(
         }
         const bytes = raw.subarray(0, size);
         const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-        const body = hasBom ? bytes.subarray(3) : bytes;
+        const bom = hasBom ? UTF8_BOM.length : 0;
+        const body = bytes.subarray(bom);
         if (body.indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
-        let text: string;
-        try {
-          text = fatalUtf8.decode(body);
-        } catch {
-          throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
-        }
-        const edited = applyEdits(t, text, edits);
-        const encoded = Buffer.from(edited, "utf8");
-        const out = hasBom ? Buffer.concat([UTF8_BOM, encoded]) : encoded;
+        if (!isUtf8(body)) throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
+        const edited = await applyEdits(
+          t,
+          body,
+          encoded,
+          sizes.map((s) => s - bom),
+        );
+        const out = hasBom ? Buffer.concat([UTF8_BOM, edited]) : edited;
         if (out.length > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
         const { revision } = publishReplace(ws, t, parent, source, revisionBefore, out);
         return {

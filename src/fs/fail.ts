@@ -45,13 +45,23 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   EXPECTED_REVISION_REQUIRED: "overwrite=true requires expected_revision",
   EXPECTED_REVISION_NOT_ALLOWED: "expected_revision is only allowed with overwrite=true",
   INVALID_NAME: "path component is not a valid name",
+  INVALID_PATH: "path ends in '/', '.' or '..' and so names a directory, not a file",
   NATIVE_PLATFORM_UNSUPPORTED: "this platform has no safe file backend",
 };
 
-/** Render a caller-supplied path for a message: control characters escaped, nothing else changed. */
+/** Longest caller-supplied path or alias echoed in a message; the rest is counted, not copied. */
+const SHOWN_CHARS = 512;
+
+/**
+ * Render a caller-supplied path for a message: control characters escaped, and cut after
+ * SHOWN_CHARS characters so a multi-megabyte path cannot make an error answer several times
+ * larger than the request (each escaped control character is 4 characters, then JSON-escaped).
+ */
 export function showPath(path: string): string {
+  const head = path.length > SHOWN_CHARS ? path.slice(0, SHOWN_CHARS) : path;
   // eslint-disable-next-line no-control-regex
-  return path.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  const shown = head.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return path.length > SHOWN_CHARS ? `${shown}… (${path.length - SHOWN_CHARS} more characters)` : shown;
 }
 
 export function fail(code: ErrorCode, workdir: string, path: string, phrase?: string): ServerfsError {

@@ -1,6 +1,9 @@
 // list_directory: one scan of a directory opened beneath the root without following symlinks,
-// policy-filtered, lstat of each child through the held descriptor, sorted by code point, sliced.
-// The lstat loop gives the event loop back every 25 ms.
+// policy-filtered, sorted by code point, sliced, then lstat of the page's children through the
+// held descriptor. Only names are kept for the whole directory: a huge directory costs one string
+// per entry, and the entry objects are built for at most one page. The policy filter, which runs
+// on every name, gives the event loop back every 25 ms so other requests keep being answered (no
+// deadline: a listing is bounded by the directory itself).
 
 import { errnoCode } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
@@ -35,10 +38,7 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
   } catch (err) {
     throw openFailure(err, t.alias, t.rel, "read");
   }
-  // A huge directory costs one lstat per entry: pace the loop so other requests keep being
-  // answered (no deadline: a listing is bounded by the directory itself).
   const pace = new WalkClock(t, Number.POSITIVE_INFINITY, undefined, "list", 64);
-  const all: ListEntry[] = [];
   try {
     let names: string[];
     try {
@@ -48,9 +48,15 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
       throw fail("ACCESS_DENIED", t.alias, t.rel);
     }
+    const visible: string[] = [];
     for (const name of names) {
       if (pace.tick()) await pace.pause();
-      if (!t.wd.policy.entryVisible(t.rel, name)) continue;
+      if (t.wd.policy.entryVisible(t.rel, name)) visible.push(name);
+    }
+    names = []; // the unfiltered list is garbage from here on
+    visible.sort(compareNames);
+    const entries: ListEntry[] = [];
+    for (const name of visible.slice(offset, offset + limit)) {
       let st;
       try {
         st = ws.native.lstatChild(dirFd, name);
@@ -58,7 +64,7 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
         continue; // vanished between readdir and lstat
       }
       const type = typeOf(st);
-      all.push({
+      entries.push({
         name,
         path: t.rel === "" ? name : `${t.rel}/${name}`,
         type,
@@ -66,10 +72,8 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
         modified_at: isoSeconds(st),
       });
     }
+    return { workdir: t.alias, path: t.rel, entries, offset, limit, returned: entries.length, has_more: offset + limit < visible.length };
   } finally {
     closeQuietly(dirFd);
   }
-  all.sort((a, b) => compareNames(a.name, b.name));
-  const page = all.slice(offset, offset + limit);
-  return { workdir: t.alias, path: t.rel, entries: page, offset, limit, returned: page.length, has_more: offset + limit < all.length };
 }

@@ -17,6 +17,7 @@ import { compileFnmatchSet, compilePathGlob, type GlobMatcher } from "./glob.ts"
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
+export const MAX_PATH_BYTES = 4096;
 
 /** Built-in deny rules; released only by `disable_default_deny`. */
 export const DEFAULT_DENY_GLOBS: readonly string[] = [
@@ -53,6 +54,10 @@ export function isHiddenName(name: string): boolean {
  */
 export function normalizeRequestPath(workdir: string, raw: string): string[] {
   if (raw.includes("\0")) throw fail("ACCESS_DENIED", workdir, raw, "path contains NUL bytes");
+  // The kernel's PATH_MAX: no longer path can be opened, so it is refused before any work on it.
+  if (raw.length > MAX_PATH_BYTES || Buffer.byteLength(raw, "utf8") > MAX_PATH_BYTES) {
+    throw fail("INVALID_NAME", workdir, raw, `path is longer than ${MAX_PATH_BYTES} bytes`);
+  }
   if (raw.startsWith("/") || raw.startsWith("~")) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
   if (process.platform === "win32" && (/^[A-Za-z]:/.test(raw) || raw.startsWith("\\"))) {
     throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
@@ -113,6 +118,16 @@ function compileRules(globs: readonly string[], fold: ((glob: string, isPath: bo
 function pathMatch(rules: readonly GlobMatcher[], rel: string): boolean {
   for (const m of rules) if (m.test(rel)) return true;
   return false;
+}
+
+/**
+ * Whether a caller path can only name a directory: it ends in `/`, or its last component is `.` or
+ * `..`. The kernel refuses to create or replace a file through such a path; normalisation drops
+ * the hint, so the tools that create, replace or delete a file ask before normalising.
+ */
+export function namesDirectory(raw: string): boolean {
+  const last = raw.slice(raw.lastIndexOf("/") + 1);
+  return raw !== "" && (last === "" || last === "." || last === "..");
 }
 
 export class PathPolicy {

@@ -2,8 +2,10 @@
 // O_CREAT|O_EXCL|O_NOFOLLOW in the verified parent), fsync it, then publish by NAME relative to the
 // parent descriptor, and remove the temp on every failure path:
 // - publishNew: hard-link temp → name, which can never overwrite anything (EEXIST → PATH_ALREADY_EXISTS).
-// - publishReplace: copy owner, then mode (chown clears setuid/setgid), then extended attributes,
-//   re-check the target's revision at the last moment, then rename temp over name.
+// - publishReplace: copy owner, then mode WITHOUT setuid/setgid, then extended attributes,
+//   re-check the target's revision at the last moment, then rename temp over name. New content is
+//   not what was marked privileged: the kernel clears both bits when an unprivileged process
+//   writes a file, and serve (often root, so the kernel would not) does the same on purpose.
 // Revisions are taken from fstat of the published inode AFTER publication.
 
 import { randomBytes } from "node:crypto";
@@ -107,9 +109,12 @@ export function publishNew(ws: Workspace, t: Target, bytes: Uint8Array): { revis
   }
 }
 
+/** Permission bits and sticky; setuid (0o4000) and setgid (0o2000) never survive new content. */
+const PRESERVED_MODE_BITS = 0o1777;
+
 function copyMetadata(ws: Workspace, sourceFd: number, source: BigIntStats, tmpFd: number): void {
   ws.native.fchown(tmpFd, Number(source.uid), Number(source.gid));
-  ws.native.fchmod(tmpFd, Number(source.mode) & 0o7777);
+  ws.native.fchmod(tmpFd, Number(source.mode) & PRESERVED_MODE_BITS);
   let attrs = new Map<string, Buffer>();
   try {
     attrs = ws.native.listXattrs(sourceFd);

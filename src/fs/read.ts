@@ -23,6 +23,9 @@ export interface ReadTextOutput {
 }
 
 const CHUNK = 64 * 1024;
+
+/** Test seam: called after each chunk is read, so a test can make a real writer act mid-read. Null outside tests. */
+export const readTextHooks: { afterChunk: ((bytesRead: number) => void) | null } = { afterChunk: null };
 const SNIFF = 1024;
 const BOM = [0xef, 0xbb, 0xbf] as const;
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -32,110 +35,126 @@ export function readTextFile(ws: Workspace, t: Target, startLine: number, maxLin
   const opened = openRegularForRead(ws, t, "read");
   return withFd(opened.fd, (fd) => {
     const revision = revisionOf(opened.st);
-    const page: Buffer[] = [];
-    let pageBytes = 0;
-    let pageLines = 0;
-    let cur: Buffer[] = [];
-    let curLen = 0;
-    let lineNo = 1; // line currently being scanned
-    let position = 0;
-    let first = true;
-    let hasMore = false;
-    let done = false;
+    try {
+      return readPage(t, fd, revision, startLine, maxLines, maxBytes);
+    } catch (err) {
+      // A file written while it is read can look binary, undecodable or too long for a moment;
+      // the caller's answer is that it changed, not a verdict on content it never really had.
+      if (err instanceof ServerfsError && CONTENT_VERDICTS.has(err.code) && revisionOf(fs.fstatSync(fd, { bigint: true })) !== revision) {
+        throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
+      }
+      throw err;
+    }
+  });
+}
 
-    // Returns true when the page is complete.
-    const finishLine = (): boolean => {
-      if (pageBytes + curLen > maxBytes) {
-        if (pageLines === 0) throw fail("LINE_TOO_LARGE", t.alias, t.rel);
-        hasMore = true;
-        return true;
-      }
-      page.push(...cur);
-      pageBytes += curLen;
-      pageLines++;
-      cur = [];
-      curLen = 0;
-      return false;
-    };
+const CONTENT_VERDICTS = new Set<string>(["LINE_TOO_LARGE", "BINARY_FILE", "UNSUPPORTED_TEXT_ENCODING"]);
 
-    while (!done) {
-      const buf = Buffer.allocUnsafe(CHUNK);
-      let n = fs.readSync(fd, buf, 0, CHUNK, position);
-      if (first && n > 0 && n < SNIFF) {
-        // a short first read must not hide a NUL inside the sniff window
-        n += fs.readSync(fd, buf, n, SNIFF - n, position + n);
-      }
-      position += n;
-      let chunk = buf.subarray(0, n);
-      if (first) {
-        first = false;
-        if (chunk.subarray(0, SNIFF).indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
-        if (chunk.length >= 3 && chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) chunk = chunk.subarray(3);
-      }
-      if (n === 0) {
-        // EOF: a final line without a newline is still a line.
-        if (lineNo >= startLine && curLen > 0 && !finishLine()) lineNo++;
-        break;
-      }
-      let i = 0;
-      while (i < chunk.length) {
-        const nl = chunk.indexOf(10, i);
-        const end = nl === -1 ? chunk.length : nl + 1;
-        if (lineNo < startLine) {
-          if (nl === -1) {
-            curLen += end - i; // only tracks "a partial line exists" for EOF accounting
-            break;
-          }
-          curLen = 0;
-          lineNo++;
-          i = end;
-          continue;
-        }
-        if (pageLines === maxLines) {
-          // the page is full; any further byte means another line exists
-          hasMore = true;
-          done = true;
+function readPage(t: Target, fd: number, revision: string, startLine: number, maxLines: number, maxBytes: number): ReadTextOutput {
+  const page: Buffer[] = [];
+  let pageBytes = 0;
+  let pageLines = 0;
+  let cur: Buffer[] = [];
+  let curLen = 0;
+  let lineNo = 1; // line currently being scanned
+  let position = 0;
+  let first = true;
+  let hasMore = false;
+  let done = false;
+
+  // Returns true when the page is complete.
+  const finishLine = (): boolean => {
+    if (pageBytes + curLen > maxBytes) {
+      if (pageLines === 0) throw fail("LINE_TOO_LARGE", t.alias, t.rel);
+      hasMore = true;
+      return true;
+    }
+    page.push(...cur);
+    pageBytes += curLen;
+    pageLines++;
+    cur = [];
+    curLen = 0;
+    return false;
+  };
+
+  while (!done) {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let n = fs.readSync(fd, buf, 0, CHUNK, position);
+    if (first && n > 0 && n < SNIFF) {
+      // a short first read must not hide a NUL inside the sniff window
+      n += fs.readSync(fd, buf, n, SNIFF - n, position + n);
+    }
+    position += n;
+    readTextHooks.afterChunk?.(position);
+    let chunk = buf.subarray(0, n);
+    if (first) {
+      first = false;
+      if (chunk.subarray(0, SNIFF).indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
+      if (chunk.length >= 3 && chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) chunk = chunk.subarray(3);
+    }
+    if (n === 0) {
+      // EOF: a final line without a newline is still a line.
+      if (lineNo >= startLine && curLen > 0 && !finishLine()) lineNo++;
+      break;
+    }
+    let i = 0;
+    while (i < chunk.length) {
+      const nl = chunk.indexOf(10, i);
+      const end = nl === -1 ? chunk.length : nl + 1;
+      if (lineNo < startLine) {
+        if (nl === -1) {
+          curLen += end - i; // only tracks "a partial line exists" for EOF accounting
           break;
         }
-        cur.push(chunk.subarray(i, end));
-        curLen += end - i;
-        if (curLen > maxBytes && pageLines === 0) throw fail("LINE_TOO_LARGE", t.alias, t.rel);
-        if (curLen + pageBytes > maxBytes && pageLines > 0) {
-          hasMore = true;
-          done = true;
-          break;
-        }
-        if (nl === -1) break;
-        if (finishLine()) {
-          done = true;
-          break;
-        }
+        curLen = 0;
         lineNo++;
         i = end;
+        continue;
       }
+      if (pageLines === maxLines) {
+        // the page is full; any further byte means another line exists
+        hasMore = true;
+        done = true;
+        break;
+      }
+      cur.push(chunk.subarray(i, end));
+      curLen += end - i;
+      if (curLen > maxBytes && pageLines === 0) throw fail("LINE_TOO_LARGE", t.alias, t.rel);
+      if (curLen + pageBytes > maxBytes && pageLines > 0) {
+        hasMore = true;
+        done = true;
+        break;
+      }
+      if (nl === -1) break;
+      if (finishLine()) {
+        done = true;
+        break;
+      }
+      lineNo++;
+      i = end;
     }
+  }
 
-    let content: string;
-    try {
-      content = fatalUtf8.decode(Buffer.concat(page, pageBytes));
-    } catch {
-      throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
-    }
-    const after = fs.fstatSync(fd, { bigint: true });
-    if (revisionOf(after) !== revision) throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
-    const endLine = startLine + pageLines - 1;
-    return {
-      workdir: t.alias,
-      path: t.rel,
-      start_line: startLine,
-      end_line: endLine,
-      content,
-      bytes_returned: pageBytes,
-      has_more: hasMore,
-      next_start_line: hasMore ? endLine + 1 : null,
-      revision,
-    };
-  });
+  let content: string;
+  try {
+    content = fatalUtf8.decode(Buffer.concat(page, pageBytes));
+  } catch {
+    throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
+  }
+  const after = fs.fstatSync(fd, { bigint: true });
+  if (revisionOf(after) !== revision) throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
+  const endLine = startLine + pageLines - 1;
+  return {
+    workdir: t.alias,
+    path: t.rel,
+    start_line: startLine,
+    end_line: endLine,
+    content,
+    bytes_returned: pageBytes,
+    has_more: hasMore,
+    next_start_line: hasMore ? endLine + 1 : null,
+    revision,
+  };
 }
 
 /** serverfs://{workdir}/{path}: the whole file as one page, or RESOURCE_TOO_LARGE. */

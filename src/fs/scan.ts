@@ -2,7 +2,7 @@
 // (memmem), per-line UTF-8 decoding of candidate lines only, the 64 KiB NUL rule, streamed lines
 // longer than the buffer, and a 2 KiB UTF-8-safe cap on each match's text.
 
-import { isAscii } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import fs from "node:fs";
 
 export interface SearchMatch {
@@ -15,6 +15,8 @@ export interface SearchMatch {
 const BLOCK = 64 * 1024;
 const BUFFER_BYTES = 1024 * 1024;
 const TEXT_CAP = 2048;
+const FOLD_SLICE = 64 * 1024;
+const GC_HINT_CHARS = 4 * 1024 * 1024;
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Simple-case-folding approximation shared by query and text. */
@@ -87,6 +89,31 @@ function countNewlines(view: Buffer, from: number, to: number): number {
   return n;
 }
 
+/**
+ * Cuts a byte stream at UTF-8 sequence boundaries, so each piece can be validated (isUtf8) or
+ * decoded on its own. A trailing incomplete sequence is carried into the next piece (copied: the
+ * caller's buffer is reused), or left in place at the end of the stream to fail validation.
+ */
+export class Utf8Pieces {
+  private carry: Buffer = Buffer.alloc(0);
+
+  next(part: Buffer, final: boolean): Buffer {
+    const buf = this.carry.length === 0 ? part : Buffer.concat([this.carry, part]);
+    let cut = buf.length;
+    if (!final) {
+      let j = buf.length - 1;
+      while (j >= 0 && j > buf.length - 4 && ((buf[j] as number) & 0xc0) === 0x80) j--;
+      if (j >= 0) {
+        const lead = buf[j] as number;
+        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+        if (j + need > buf.length) cut = j;
+      }
+    }
+    this.carry = Buffer.from(buf.subarray(cut));
+    return buf.subarray(0, cut);
+  }
+}
+
 export class Scanner {
   readonly buf = Buffer.allocUnsafe(BUFFER_BYTES);
   private readonly needle: Buffer;
@@ -94,6 +121,7 @@ export class Scanner {
   /** The folded query as bytes when it is pure ASCII (enables the lowercase fast path). */
   private readonly asciiNeedle: Buffer | null;
   private lowered: Buffer | null = null;
+  private foldedSinceGc = 0;
 
   constructor(
     readonly query: string,
@@ -252,6 +280,37 @@ export class Scanner {
     return found;
   }
 
+  /**
+   * Unicode folding makes three short-lived strings per character searched. The collector runs
+   * by allocation volume relative to the heap, so a search through megabytes of non-ASCII text
+   * let serve's RSS climb ~50 MB above idle before it did; a collection hint every
+   * GC_HINT_CHARS folded characters keeps that garbage from piling up. (Not on the ASCII paths.)
+   */
+  private noteFolded(chars: number): void {
+    this.foldedSinceGc += chars;
+    if (this.foldedSinceGc < GC_HINT_CHARS) return;
+    this.foldedSinceGc = 0;
+    Bun.gc(true);
+  }
+
+  /**
+   * Whether a line is valid UTF-8 and contains the folded query. A long line is decoded and folded
+   * FOLD_SLICE bytes at a time (with an overlap for a match across slices): folding a ~1 MB line
+   * whole makes several MB of short-lived strings per line, and serve's RSS spiked with them.
+   */
+  private lineMatchesFolded(line: Buffer): boolean {
+    if (!isUtf8(line)) return false;
+    const pieces = new Utf8Pieces();
+    let tail = "";
+    for (let off = 0; off < line.length; off += FOLD_SLICE) {
+      const window = tail + fatalUtf8.decode(pieces.next(line.subarray(off, off + FOLD_SLICE), off + FOLD_SLICE >= line.length));
+      this.noteFolded(window.length);
+      if (fold(window).includes(this.folded)) return true;
+      tail = window.slice(-Math.max(1, this.query.length * 2));
+    }
+    return false;
+  }
+
   private matchFolded(view: Buffer, want: number, countedFrom: number, linesBefore: number) {
     // Pure-ASCII text and an ASCII folded query: case folding is ASCII lowercasing, so lowercase
     // the bytes once (SWAR) and search them raw. Anything else takes the per-line Unicode path.
@@ -269,8 +328,7 @@ export class Scanner {
       const next = le === -1 ? view.length : le + 1;
       if (le === -1) le = view.length;
       const line = view.subarray(ls, le);
-      const s = tryDecode(line);
-      if (s !== null && fold(s).includes(this.folded)) {
+      if (this.lineMatchesFolded(line)) {
         const { text, truncated } = matchText(line);
         found.push({ line: lines + 1, text, truncated, lineEnd: next });
       }
@@ -287,7 +345,7 @@ export class Scanner {
   private async scanLongLine(fd: number, filePos: number, base: number, lineNo: number, matching: boolean, pace: Pace) {
     const B = this.buf;
     const head = Buffer.from(B.subarray(0, TEXT_CAP + 4));
-    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    const pieces = new Utf8Pieces();
     let valid = true;
     let hit = false;
     let tail = Buffer.alloc(0);
@@ -297,16 +355,20 @@ export class Scanner {
     let chunkLen = B.length;
     const overlap = Math.max(0, this.needle.length - 1);
     const consume = (part: Buffer, final: boolean) => {
-      if (valid) {
-        try {
-          const s = decoder.decode(part, { stream: !final });
-          if (matching && !this.caseSensitive && !hit) {
-            const window = tailText + s;
-            if (fold(window).includes(this.folded)) hit = true;
-            tailText = window.slice(-Math.max(1, this.query.length * 2));
-          }
-        } catch {
+      // Checked (and, case-insensitively, folded) FOLD_SLICE bytes at a time, validity with
+      // isUtf8 rather than by decoding: decoding and folding whole 1 MiB chunks made several MB
+      // of short-lived strings per chunk and let serve's RSS spike far past the buffer's cost.
+      for (let off = 0; valid && (off < part.length || (final && off === 0)); off += FOLD_SLICE) {
+        const piece = pieces.next(part.subarray(off, off + FOLD_SLICE), final && off + FOLD_SLICE >= part.length);
+        if (!isUtf8(piece)) {
           valid = false;
+          break;
+        }
+        if (matching && !this.caseSensitive && !hit) {
+          const window = tailText + fatalUtf8.decode(piece);
+          this.noteFolded(window.length);
+          if (fold(window).includes(this.folded)) hit = true;
+          tailText = window.slice(-Math.max(1, this.query.length * 2));
         }
       }
       if (matching && this.caseSensitive && !hit) {

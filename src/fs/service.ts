@@ -142,17 +142,17 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
     },
 
     async createTextFile(a) {
-      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
       return createTextFile(ws(), gate, t, requireString(t, a.content, "content"));
     },
 
     async editTextFile(a) {
-      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
       return editTextFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"), a.edits);
     },
 
     async deleteFile(a) {
-      const t = ws().prepare(a.workdir, a.path, { mutation: true });
+      const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
       return deleteFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"));
     },
 
@@ -172,7 +172,7 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
     },
 
     async uploadBinaryFile(a) {
-      const t = ws().prepare(a.workdir, a.path, { mutation: true, binary: true });
+      const t = ws().prepare(a.workdir, a.path, { mutation: true, binary: true, file: true });
       return uploadBinaryFile(ws(), gate, t, a.data_base64, a.overwrite ?? false, a.expected_revision);
     },
 

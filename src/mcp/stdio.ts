@@ -74,6 +74,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
       duration_ms: Math.round(performance.now() - started),
     });
     if (stdoutGone) process.exit(0);
+    await transport.flushed();
     process.stdout.end(() => process.exit(0));
   };
 

@@ -3,10 +3,22 @@
 // so a request the SDK would silently drop (and leave its client waiting) or answer with -32603
 // gets a one-line coded error instead. The SDK's transport parses and validates inside a private
 // buffer, so it cannot be hooked; this one keeps its observable contract (frame cap closes the
-// transport, `send` resolves once written or drained).
+// transport, `send` resolves once written or drained). Memory: a frame's chunks are kept as a list
+// and joined once (the SDK re-joined the whole buffer on every chunk, so an 11 MB upload copied
+// about 1 GB), and answers are written in pieces (stdio-buffers.ts).
+import { once } from "node:events";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { framePieces } from "./stdio-buffers.ts";
 import { type Inbound, type RequestSchemas, checkInbound } from "./wire.ts";
+
+/**
+ * After a frame this large (an upload, a near-limit edit) is parsed, its bytes and text are dead:
+ * collecting them at once, rather than when the allocator next feels pressure, lets the copies
+ * the tool makes next (base64 decoding, edits) reuse that memory instead of adding to the peak.
+ * A full collection costs milliseconds; such frames are rare.
+ */
+const BIG_FRAME_BYTES = 1024 * 1024;
 
 export interface GatedTransportOptions {
   maxFrameBytes: number;
@@ -25,6 +37,8 @@ export class GatedStdioTransport implements Transport {
   private pending = 0;
   private started = false;
   private closed = false;
+  /** The last answer's write: answers go out one at a time, so their pieces never interleave. */
+  private tail: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly stdin: NodeJS.ReadableStream,
@@ -80,6 +94,8 @@ export class GatedStdioTransport implements Transport {
     } catch {
       this.onerror?.(new Error("frame is not JSON"));
       return;
+    } finally {
+      if (frame.length >= BIG_FRAME_BYTES) Bun.gc(true);
     }
     const verdict = checkInbound(value, this.options.requests);
     if (verdict.kind === "pass") {
@@ -101,10 +117,22 @@ export class GatedStdioTransport implements Transport {
     this.onclose?.();
   }
 
+  /**
+   * Answers are serialised and written in pieces of about 1 MiB (framePieces), waiting for
+   * 'drain' between them: an 8 MiB download never exists as one string, nor queued whole in
+   * stdout. A failed write (EPIPE: the client is gone) rejects that answer; later ones still queue.
+   */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.stdout.once("drain", resolve);
+    const pieces = framePieces(message);
+    const sent = this.tail.then(async () => {
+      for (const piece of pieces) if (!this.stdout.write(piece)) await once(this.stdout, "drain");
     });
+    this.tail = sent.catch(() => {});
+    return sent;
+  }
+
+  /** Resolves once every answer sent so far is written (shutdown waits for it before ending stdout). */
+  flushed(): Promise<void> {
+    return this.tail;
   }
 }

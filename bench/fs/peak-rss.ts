@@ -1,0 +1,225 @@
+// Peak RSS of the COMPILED `serverfs serve` under the worst single requests we can build, sent as
+// a host sends them (SDK client, MCP over stdio). Each scenario runs in a fresh serve process,
+// because VmHWM (from /proc/<pid>/status) only ever grows; the baseline is an idle serve after
+// initialize + tools/list, measured in the same run. Every peak must stay at or below 120 MB:
+// the script exits 1 otherwise.
+//
+// usage: bun build/compile.ts linux-x64 && bun bench/fs/peak-rss.ts [path-to-binary]
+//        PEAK_RSS_ONLY=<substring> runs only the scenarios whose name contains it.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { machineLine } from "../lib/machine.ts";
+
+const LIMIT_MB = 120;
+const MiB = 1024 * 1024;
+const ROOT = path.resolve(import.meta.dir, "../..");
+const BIN = path.resolve(process.argv[2] ?? path.join(ROOT, "dist/serverfs-linux-x64"));
+const QUERY = "needle";
+
+interface Session {
+  client: Client;
+  pid: number;
+  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+  close: () => Promise<void>;
+}
+
+function vmHwmKiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error("no VmHWM in /proc status");
+  return Number(m[1]);
+}
+
+async function open(toml: string, cwd: string): Promise<Session> {
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["serve", "--config", toml],
+    cwd,
+    stderr: "ignore",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
+    // An 8 MiB download answers with a ~11 MiB frame; the SDK's client default is 10 MiB.
+    maxBufferSize: 64 * MiB,
+  } as ConstructorParameters<typeof StdioClientTransport>[0]);
+  const client = new Client({ name: "peak-rss-bench", version: "0" });
+  await client.connect(transport);
+  await client.listTools();
+  const pid = transport.pid;
+  if (pid === null || pid === undefined) throw new Error("serve has no pid");
+  return {
+    client,
+    pid,
+    call: async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })) as CallToolResult,
+    close: () => client.close(),
+  };
+}
+
+function outcome(r: CallToolResult): string {
+  if (r.isError) return (r.structuredContent as { code: string }).code;
+  return "ok";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: one workdir with everything the scenarios need, written once.
+
+function buildTree(dir: string): void {
+  fs.mkdirSync(path.join(dir, "search-long"), { recursive: true });
+  fs.mkdirSync(path.join(dir, "search-many"), { recursive: true });
+  fs.mkdirSync(path.join(dir, "wide"), { recursive: true });
+  // 1 MiB of 'a': every byte is an occurrence for the max-count edits.
+  fs.writeFileSync(path.join(dir, "ones.txt"), Buffer.alloc(MiB, "a"));
+  // Half a MiB of 'a': the original 2 GB request (4 KB replacement × 524 288).
+  fs.writeFileSync(path.join(dir, "half.txt"), Buffer.alloc(512 * 1024, "a"));
+  fs.writeFileSync(path.join(dir, "one.txt"), "a");
+  // Control characters are 6 bytes each once JSON-escaped: the largest text answer per read byte.
+  const ctl = Buffer.alloc(512 * 1024 - 1, 0x01);
+  fs.writeFileSync(path.join(dir, "ctl.txt"), Buffer.concat([ctl, Buffer.from("\n")]));
+  // Long non-ASCII lines with a match every KiB (case-insensitive search folds whole lines).
+  const unit = `${"ÄÖÜ".repeat(100)}${"x".repeat(700)}${QUERY.toUpperCase()}${"y".repeat(18)}`;
+  const longLine = `${unit.repeat(4096)}\n`; // ~4.4 MB, longer than the scanner's 1 MiB buffer
+  for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(dir, "search-long", `l${i}.txt`), longLine.repeat(2));
+  // Lines just under the scanner's buffer go through the per-line (not the streaming) fold.
+  fs.mkdirSync(path.join(dir, "search-wide"), { recursive: true });
+  const wideLine = `${unit.repeat(800)}\n`; // ~0.9 MB
+  for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(dir, "search-wide", `w${i}.txt`), wideLine.repeat(4));
+  // Many files, every line a match with 3 KiB of text: results hit the cap on each match's text.
+  const matchLine = `${QUERY} ${"z".repeat(3000)}\n`;
+  for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(dir, "search-many", `m${i}.txt`), matchLine.repeat(50));
+  // A wide directory for list_directory / find_files.
+  for (let i = 0; i < 50_000; i++) fs.writeFileSync(path.join(dir, "wide", `entry-with-a-longish-name-${String(i).padStart(6, "0")}.txt`), "");
+  // The largest download the default limit allows.
+  fs.writeFileSync(path.join(dir, "max.bin"), Buffer.alloc(8 * MiB, 0xa5));
+}
+
+type Scenario = { name: string; run: (s: Session, dir: string) => Promise<string> };
+
+async function revision(s: Session, p: string): Promise<string> {
+  return (((await s.call("stat_file", { workdir: "w", path: p })).structuredContent ?? {}) as { revision: string }).revision;
+}
+
+const alternating = (n: number, count: number) =>
+  Array.from({ length: n }, (_, i) => ({ old_text: i % 2 === 0 ? "a" : "b", new_text: i % 2 === 0 ? "b" : "a", expected_count: count }));
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: "edit: 4 KB × 524288 (refused)",
+    run: async (s) => outcome(await s.call("edit_text_file", { workdir: "w", path: "half.txt", expected_revision: await revision(s, "half.txt"), edits: [{ old_text: "a", new_text: "b".repeat(4000), expected_count: 524_288 }] })),
+  },
+  {
+    name: "edit: 50 doubling edits (refused)",
+    run: async (s) =>
+      outcome(await s.call("edit_text_file", { workdir: "w", path: "one.txt", expected_revision: await revision(s, "one.txt"), edits: Array.from({ length: 50 }, (_, i) => ({ old_text: "a", new_text: "aa", expected_count: 2 ** i })) })),
+  },
+  {
+    name: "multi-edit: 50 × 20 KB × MAX_SAFE count (refused)",
+    run: async (s) =>
+      outcome(await s.call("edit_text_file", { workdir: "w", path: "ones.txt", expected_revision: await revision(s, "ones.txt"), edits: Array.from({ length: 50 }, () => ({ old_text: "a", new_text: "日".repeat(6800), expected_count: Number.MAX_SAFE_INTEGER })) })),
+  },
+  {
+    name: "multi-edit: 50 × 1 Mi replacements (legal)",
+    run: async (s) => outcome(await s.call("edit_text_file", { workdir: "w", path: "ones.txt", expected_revision: await revision(s, "ones.txt"), edits: alternating(50, MiB) })),
+  },
+  {
+    name: "edit: 1 MiB file → 1 MiB max-size replacement (legal)",
+    run: async (s, dir) => {
+      fs.writeFileSync(path.join(dir, "swap.txt"), Buffer.alloc(512 * 1024, "q"));
+      const old = "q".repeat(512 * 1024);
+      // 174 762 × "日" is 524 286 bytes: old + new stay within the 1 MiB request limit.
+      return outcome(await s.call("edit_text_file", { workdir: "w", path: "swap.txt", expected_revision: await revision(s, "swap.txt"), edits: [{ old_text: old, new_text: "日".repeat(174_762) }] }));
+    },
+  },
+  {
+    name: "search: long non-ASCII lines, case-insensitive",
+    run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-long", query: QUERY, case_sensitive: false, limit: 100 })),
+  },
+  {
+    name: "search: 0.9 MB non-ASCII lines, case-insensitive",
+    run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-wide", query: "NO-SUCH-token", case_sensitive: false, limit: 100 })),
+  },
+  {
+    name: "search: many 3 KiB matching lines",
+    run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-many", query: QUERY, limit: 100 })),
+  },
+  {
+    name: "read: 512 KiB of control characters",
+    run: async (s) => outcome(await s.call("read_text_file", { workdir: "w", path: "ctl.txt", max_lines: 500 })),
+  },
+  {
+    name: "resource read: 512 KiB of control characters",
+    run: async (s) => {
+      const r = await s.client.readResource({ uri: "serverfs://w/ctl.txt" });
+      return r.contents.length === 1 ? "ok" : "unexpected";
+    },
+  },
+  {
+    name: "list_directory: 50 000 entries, last page",
+    run: async (s) => outcome(await s.call("list_directory", { workdir: "w", path: "wide", offset: 49_900, limit: 500 })),
+  },
+  {
+    name: "find_files: ** over 50 000 entries",
+    run: async (s) => outcome(await s.call("find_files", { workdir: "w", pattern: "**", limit: 100 })),
+  },
+  {
+    name: "download: 8 MiB binary",
+    run: async (s) => outcome(await s.call("download_binary_file", { workdir: "w", path: "max.bin" })),
+  },
+  {
+    name: "upload: 8 MiB overwrite",
+    run: async (s) =>
+      outcome(await s.call("upload_binary_file", { workdir: "w", path: "max.bin", data_base64: Buffer.alloc(8 * MiB, 0x5a).toString("base64"), overwrite: true, expected_revision: await revision(s, "max.bin") })),
+  },
+];
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(BIN)) throw new Error(`no compiled binary at ${BIN}: run bun build/compile.ts linux-x64 first`);
+  if (process.platform !== "linux") throw new Error("VmHWM comes from /proc: Linux only");
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-bench-rss-"));
+  try {
+    const dir = path.join(base, "w");
+    fs.mkdirSync(dir);
+    buildTree(dir);
+    const toml = path.join(base, "serverfs.toml");
+    fs.writeFileSync(toml, `[[workdirs]]\nalias = "w"\npath = ${JSON.stringify(dir)}\nread_only = false\nbinary_transfer_enabled = true\n`);
+    console.log(machineLine());
+    console.log(`binary: ${path.relative(ROOT, BIN)}; limits: serverfs defaults (max_write_bytes 1 MiB, max_read_bytes 512 KiB, max_binary_transfer_bytes 8 MiB)`);
+
+    const idle = await open(toml, base);
+    const baseline = vmHwmKiB(idle.pid) / 1024;
+    await idle.close();
+    console.log(`baseline (idle serve after initialize + tools/list): ${baseline.toFixed(1)} MB VmHWM`);
+    console.log("");
+    console.log(`${"scenario".padEnd(54)} ${"result".padEnd(16)} ${"peak MB".padStart(8)} ${"+MB".padStart(7)} ${"×base".padStart(6)}  ≤${LIMIT_MB}`);
+
+    let failed = 0;
+    const only = process.env.PEAK_RSS_ONLY;
+    for (const sc of SCENARIOS.filter((x) => only === undefined || x.name.includes(only))) {
+      const s = await open(toml, base);
+      let result: string;
+      try {
+        result = await sc.run(s, dir);
+        // The server must still answer afterwards.
+        const again = await s.call("list_workdirs", {});
+        if (again.isError) result += " (then unresponsive)";
+      } catch (err) {
+        result = `threw: ${(err as Error).message.slice(0, 40)}`;
+      }
+      const peak = vmHwmKiB(s.pid) / 1024;
+      await s.close();
+      const okPeak = peak <= LIMIT_MB && !result.startsWith("threw") && !result.includes("unresponsive");
+      if (!okPeak) failed++;
+      console.log(
+        `${sc.name.padEnd(54)} ${result.padEnd(16)} ${peak.toFixed(1).padStart(8)} ${(peak - baseline).toFixed(1).padStart(7)} ${(peak / baseline).toFixed(2).padStart(6)}  ${okPeak ? "ok" : "FAIL"}`,
+      );
+    }
+    console.log("");
+    console.log(failed === 0 ? `all ${SCENARIOS.length} scenarios peaked at or below ${LIMIT_MB} MB` : `${failed} scenario(s) above ${LIMIT_MB} MB or failed`);
+    process.exitCode = failed === 0 ? 0 : 1;
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}
+
+await main();
