@@ -140,6 +140,8 @@ export class BridgeService {
   private readonly stopGraceMs: number;
   /** Home, state, temp and provider config directories redacted alongside each task's workdir. */
   private readonly hostRoots: HostRoot[];
+  /** For caller-visible output outside any task (runtime probes, model catalogs): no workdir. */
+  private readonly hostRedactor: Redactor;
   readonly startedAt = nowIso();
 
   constructor(private readonly deps: ServiceDeps) {
@@ -147,6 +149,7 @@ export class BridgeService {
     this.log = deps.log ?? (() => {});
     this.stopGraceMs = deps.stopGraceMs ?? 2000;
     this.hostRoots = bridgeHostRoots({ paths: deps.paths, envs: [process.env, deps.providerEnv], homedir: os.homedir(), tmpdir: os.tmpdir() });
+    this.hostRedactor = new Redactor("", deps.secrets ?? [], this.hostRoots);
     this.events = new EventLog(deps.store.db, this.limits.max_events_per_task);
     deps.store.beforeStatusWrite = () => this.events.flush();
   }
@@ -369,7 +372,7 @@ export class BridgeService {
     const out: RuntimeInfo[] = [];
     for (const [name, adapter] of this.deps.adapters) {
       try {
-        out.push(await adapter.probe());
+        out.push(this.hostRedactor.payload(await adapter.probe()) as RuntimeInfo);
       } catch {
         out.push({ name, available: false } as RuntimeInfo);
       }
@@ -405,6 +408,7 @@ export class BridgeService {
         result = { runtime, status: "unavailable", scope: "none", source: runtime, models: [], detail: toServerfsError(err).code };
       }
     }
+    result = this.hostRedactor.payload(result);
     if (advice) result.model_advice = { status: "disabled", automatic: false };
     return result;
   }
@@ -462,7 +466,7 @@ export class BridgeService {
       params: p,
       relativeCwd: rel,
       workdir: auth.workdir,
-      runtimeVersion: info.version ?? null,
+      runtimeVersion: info.version === null || info.version === undefined ? null : this.hostRedactor.text(info.version),
       inFlightRecovery: info.in_flight_recovery ?? "none",
       limits: this.limits,
       deadlineAt,

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { FakeAdapter } from "../../src/runtimes/fake/adapter.ts";
+import { startNativeRig } from "../runtimes/service-rig.ts";
 import { cleanup, startHarness, tempDir, type Harness } from "./helpers.ts";
 
 const USER = "zqalice";
@@ -100,4 +102,43 @@ describe("host paths in caller-visible output", () => {
     const events = await h.call("task.events", { task_id: id, limit: 500 });
     expect(leaks(JSON.stringify(t) + JSON.stringify(events))).toEqual([]);
   });
+});
+
+// Outside any task: what an adapter reports about itself (a version line, a model catalog) reaches
+// list_agent_runtimes, list_agent_models and the task manifest through the same host redaction.
+describe("runtime listings and manifests", () => {
+  test("probe versions and model catalogs naming host directories are redacted", async () => {
+    let stateDir = "";
+    const rig = await startNativeRig(
+      (registry) => {
+        stateDir = registry.server.state_dir!;
+        const inner = new FakeAdapter();
+        const version = `hosty 1.0 (${stateDir}/bin/hosty, ${os.tmpdir()}/hosty-cache)`;
+        return [
+          {
+            name: "hosty",
+            probe: async () => ({ ...(await inner.probe()), name: "hosty", version }),
+            listModels: async () => ({ runtime: "hosty", status: "ok", models: [{ id: "m1", description: `weights in ${stateDir}/models/m1` }] }),
+            run: (ctx) => inner.run(ctx),
+            cancel: (id) => inner.cancel(id),
+          },
+        ];
+      },
+      ["hosty"],
+      {},
+    );
+    try {
+      const expected = `hosty 1.0 (<state>/bin/hosty, <tmp>/hosty-cache)`;
+      const listed = (await rig.call("runtime.list")).runtimes as Array<Record<string, unknown>>;
+      expect(listed.map((r) => r.version)).toEqual([expected]);
+      const models = await rig.call("runtime.models", { runtime: "hosty" });
+      expect(models.models).toEqual([{ id: "m1", description: "weights in <state>/models/m1" }]);
+      const id = await rig.submit("hosty", "complete:ok");
+      const t = await rig.waitTerminal(id);
+      expect((t.manifest as { runtime: { version: string } }).runtime.version).toBe(expected);
+      expect(JSON.stringify([listed, models, t])).not.toContain(stateDir);
+    } finally {
+      await rig.stop();
+    }
+  }, 30_000);
 });
