@@ -83,11 +83,18 @@ function realpathOfLongestPrefix(p: string): string | null {
   }
 }
 
-/** Root as a pattern: separators match runs of either kind on Windows, which is also case-blind. */
+// A separator inside a root: one "/" on POSIX; on Windows either kind, doubled at most (JSON-escaped
+// text). Bounded on purpose: an unbounded run (`/+`) backtracks quadratically on a line of slashes.
+const WIN_SEP = "[\\\\/]{1,2}";
+
+/** Root as a pattern: on Windows either separator, in any case. */
 function rootPattern(p: string): string {
-  if (!isWindowsStyle(p)) return p.split(/\/+/).map(escapeRegex).join("/+");
+  if (!isWindowsStyle(p)) return p.split(/\/+/).map(escapeRegex).join("/");
   const caseless = (s: string) => s.replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
-  return p.split(/[\\/]+/).map((seg) => caseless(escapeRegex(seg))).join("[\\\\/]+");
+  const segs = p.split(/[\\/]+/);
+  // A UNC root (`\\server\share`) starts with two separators, four when JSON-escaped.
+  const lead = segs[0] === "" ? "[\\\\/]{2,4}" : "";
+  return lead + segs.filter((seg, i) => i > 0 || seg !== "").map((seg) => caseless(escapeRegex(seg))).join(WIN_SEP);
 }
 
 interface Entry {
@@ -98,7 +105,7 @@ interface Entry {
 
 export class Redactor {
   private readonly root: string;
-  private readonly rootMatchers: RegExp[];
+  private readonly rootMatchers: Array<{ re: RegExp; windows: boolean }>;
   private readonly entries: Entry[];
   private readonly textPattern: RegExp | null;
   private readonly secrets: string[];
@@ -112,8 +119,8 @@ export class Redactor {
     this.root = root.length > 1 ? root.replace(/[\\/]+$/, "") : root;
     const workdirVariants = rootVariants(root);
     this.rootMatchers = workdirVariants.map((v) => {
-      const sep = isWindowsStyle(v) ? "[\\\\/]+" : "/+";
-      return new RegExp(`^${rootPattern(v)}(?:${sep}(.*))?$`, "s");
+      const windows = isWindowsStyle(v);
+      return { re: new RegExp(`^${rootPattern(v)}(?:${windows ? "[\\\\/]" : "/"}(.*))?$`, "s"), windows };
     });
     const ranked: Array<{ path: string; placeholder: string }> = [
       ...workdirVariants.map((path) => ({ path, placeholder: WORKDIR })),
@@ -139,10 +146,11 @@ export class Redactor {
   /** Workdir-relative form of an absolute path, "." for the root, or <outside-workdir>. */
   relative(p: string): string {
     if (p === this.root) return ".";
-    for (const re of this.rootMatchers) {
+    for (const { re, windows } of this.rootMatchers) {
       const m = re.exec(p);
       if (!m) continue;
-      const rel = (m[1] ?? "").replace(/\\/g, "/").replace(/\/+$/, "");
+      // On POSIX a backslash is a name character, not a separator.
+      const rel = (windows ? (m[1] ?? "").replace(/\\/g, "/") : (m[1] ?? "")).replace(/^\/+/, "").replace(/\/+$/, "");
       if (rel.split("/").includes("..")) return OUTSIDE;
       return rel.length === 0 ? "." : rel;
     }

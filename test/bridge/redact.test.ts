@@ -149,3 +149,13 @@ describe("bridgeHostRoots", () => {
     );
   });
 });
+
+test("adversarial text: megabytes of separators and near-miss prefixes are one linear pass", () => {
+  // A root compiled with unbounded separator runs backtracks quadratically here and never ends.
+  const w = new Redactor("C:\\Users\\Bob\\repo", [], [{ path: "C:\\Users\\Bob", placeholder: "<home>" }, { path: "/home/alice", placeholder: "<home>" }]);
+  for (const unit of ["/", "\\", "C:\\Users\\Bo", "/home/alic", "\\\\"]) {
+    const s = unit.repeat(Math.ceil((2 << 20) / unit.length));
+    expect(w.text(s)).toBe(s);
+  }
+  expect(w.text(`${"/".repeat(1 << 20)}home/alice/x`)).toBe(`${"/".repeat((1 << 20) - 1)}<home>/x`);
+});
