@@ -97,10 +97,10 @@ describe("codex", () => {
 });
 
 describe("claude and qoder", () => {
-  test("allow rules, sandbox auto-allow and PreToolUse hooks WARN with tool names only; a bypass default mode alone is OK (pinned)", async () => {
+  test("allow rules, sandbox auto-allow and PreToolUse hooks WARN with tool names only; a bypass default mode or a sandbox without auto-allow is OK", async () => {
     write(
       path.join(claudeDir, "settings.json"),
-      JSON.stringify({ permissions: { defaultMode: "bypassPermissions", allow: ["Bash(npm test:*)", "Bash(git commit:*)", "Write", "Read(**)"] }, sandbox: { enabled: true }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [] }] } }),
+      JSON.stringify({ permissions: { defaultMode: "bypassPermissions", allow: ["Bash(npm test:*)", "Bash(git commit:*)", "Write", "Read(**)"] }, sandbox: { enabled: true, autoAllowBashIfSandboxed: true }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [] }] } }),
     );
     write(path.join(home, ".qoder", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
     const r = await runDoctor(d);
@@ -108,14 +108,14 @@ describe("claude and qoder", () => {
     clean(claude);
     expect(claude).toBe(
       "runtime claude approvals: WARN -- claude will run some tool calls without putting them to a human: user settings permissions.allow lets Bash ×2, Write ×1 run without asking; " +
-        "user settings sandbox.enabled with autoAllowBashIfSandboxed (sandboxed Bash commands run without asking); user settings hooks.PreToolUse can allow tool calls without asking; " +
+        "user settings sandbox.autoAllowBashIfSandboxed (sandboxed Bash commands run without asking); user settings hooks.PreToolUse can allow tool calls without asking; " +
         "note: remove those entries from the Bridge user's Claude settings, or accept that those tool calls run without a human",
     );
     const qoder = r.line("runtime qoder approvals");
     clean(qoder);
     expect(qoder).toStartWith("runtime qoder approvals: WARN -- qoder will run some tool calls without putting them to a human: ~/.qoder/settings.json permissions.allow lets Bash ×1 run without asking");
 
-    write(path.join(claudeDir, "settings.json"), JSON.stringify({ permissions: { defaultMode: "bypassPermissions", allow: ["Read"] }, sandbox: { enabled: true, autoAllowBashIfSandboxed: false } }));
+    write(path.join(claudeDir, "settings.json"), JSON.stringify({ permissions: { defaultMode: "bypassPermissions", allow: ["Read"] }, sandbox: { enabled: true } }));
     fs.rmSync(path.join(home, ".qoder"), { recursive: true });
     const safe = await runDoctor(d);
     expect(safe.line("runtime claude approvals")).toBe(

@@ -173,8 +173,9 @@ export function permissionSettingsCheck(runtime: "claude" | "qoder", sources: re
       findings.push(`${src.name} permissions.allow lets ${named.join(", ")} run without asking`);
     }
     const sandbox = record(settings.sandbox);
-    if (sandbox.enabled === true && sandbox.autoAllowBashIfSandboxed !== false) {
-      findings.push(`${src.name} sandbox.enabled with autoAllowBashIfSandboxed (sandboxed Bash commands run without asking)`);
+    // autoAllowBashIfSandboxed defaults to false (the settings schema shipped with SDK 0.3.332).
+    if (sandbox.enabled === true && sandbox.autoAllowBashIfSandboxed === true) {
+      findings.push(`${src.name} sandbox.autoAllowBashIfSandboxed (sandboxed Bash commands run without asking)`);
     }
     const pre = record(settings.hooks).PreToolUse;
     if (Array.isArray(pre) && pre.length > 0) findings.push(`${src.name} hooks.PreToolUse can allow tool calls without asking`);
