@@ -4,6 +4,7 @@
 // persisted before its provider is stopped, and a lease or recovery guard is released only after
 // the provider's stop has been proved by the platform (or the provider never started).
 import fs from "node:fs";
+import os from "node:os";
 import { ServerfsError, toServerfsError } from "../errors.ts";
 import type { Registry, TaskProfile } from "../config/types.ts";
 import type { ContainedProcess, Containment } from "../../platform/types.ts";
@@ -27,6 +28,7 @@ import { LeaseManager } from "./lease.ts";
 import { taskRunId, type OutsideRunJournal } from "./outside-runs.ts";
 import { isTerminal, isWaiting, type TaskStatus } from "./lifecycle.ts";
 import { bridgeLimits, PROVIDER_CANCEL_BOUND_MS, type BridgeLimits } from "./limits.ts";
+import { bridgeHostRoots, type HostRoot } from "./host-roots.ts";
 import { Redactor } from "./redact.ts";
 import { deleteSpool, readSpoolChunk, writeSpool } from "./spool.ts";
 import { EventLog } from "./store/events.ts";
@@ -137,12 +139,18 @@ export class BridgeService {
   private submitChain: Promise<unknown> = Promise.resolve();
   private readonly log: LogFn;
   private readonly stopGraceMs: number;
+  /** Home, state, temp and provider config directories redacted alongside each task's workdir. */
+  private readonly hostRoots: HostRoot[];
+  /** For caller-visible output outside any task (runtime probes, model catalogs): no workdir. */
+  private readonly hostRedactor: Redactor;
   readonly startedAt = nowIso();
 
   constructor(private readonly deps: ServiceDeps) {
     this.limits = bridgeLimits(deps.registry.agent, deps.limits);
     this.log = deps.log ?? (() => {});
     this.stopGraceMs = deps.stopGraceMs ?? 2000;
+    this.hostRoots = bridgeHostRoots({ paths: deps.paths, envs: [process.env, deps.providerEnv], homedir: os.homedir(), tmpdir: os.tmpdir() });
+    this.hostRedactor = new Redactor("", deps.secrets ?? [], this.hostRoots);
     this.events = new EventLog(deps.store.db, this.limits.max_events_per_task);
     deps.store.beforeStatusWrite = () => this.events.flush();
   }
@@ -365,7 +373,7 @@ export class BridgeService {
     const out: RuntimeInfo[] = [];
     for (const [name, adapter] of this.deps.adapters) {
       try {
-        out.push(await adapter.probe());
+        out.push(this.hostRedactor.payload(await adapter.probe()) as RuntimeInfo);
       } catch {
         out.push({ name, available: false } as RuntimeInfo);
       }
@@ -401,6 +409,7 @@ export class BridgeService {
         result = { runtime, status: "unavailable", scope: "none", source: runtime, models: [], detail: toServerfsError(err).code };
       }
     }
+    result = this.hostRedactor.payload(result);
     if (advice) result.model_advice = { status: "disabled", automatic: false };
     return result;
   }
@@ -458,7 +467,7 @@ export class BridgeService {
       params: p,
       relativeCwd: rel,
       workdir: auth.workdir,
-      runtimeVersion: info.version ?? null,
+      runtimeVersion: info.version === null || info.version === undefined ? null : this.hostRedactor.text(info.version),
       inFlightRecovery: info.in_flight_recovery ?? "none",
       limits: this.limits,
       deadlineAt,
@@ -527,7 +536,7 @@ export class BridgeService {
         requestedModel: p.model,
         continueSessionId: continueSession,
         runId,
-        redactor: new Redactor(auth.root, this.deps.secrets ?? []),
+        redactor: new Redactor(auth.root, this.deps.secrets ?? [], this.hostRoots),
         abort: new AbortController(),
         abortReason: null,
         processes: [],

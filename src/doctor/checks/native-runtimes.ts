@@ -1,11 +1,13 @@
 // Native runtimes (codex, claude, qoder) that are enabled: the executable is found (an absolute
 // path, or a bare name on PATH) and answers `--version` within a bound, run in a containment set
-// whose whole tree is stopped afterwards.
+// whose whole tree is stopped afterwards. Each is followed by what its own settings mean for
+// approvals (native-approvals.ts).
 import fs from "node:fs";
 import path from "node:path";
 import type { NativeRuntimeName } from "../../config/types.ts";
 import { boundedRun, printableLine } from "../bounded-run.ts";
 import type { DoctorContext } from "../context.ts";
+import { approvalsCheck } from "./native-approvals.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
 
 export const VERSION_TIMEOUT_MS = 10_000;
@@ -64,5 +66,6 @@ async function checkOne(ctx: DoctorContext, name: NativeRuntimeName): Promise<Ch
 
 export async function nativeRuntimeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   const enabled = NATIVE.filter((n) => ctx.registry.agent[n].enabled);
-  return Promise.all(enabled.map((n) => checkOne(ctx, n)));
+  const results = await Promise.all(enabled.map(async (n) => [await checkOne(ctx, n), approvalsCheck(ctx.registry, n)]));
+  return results.flat();
 }

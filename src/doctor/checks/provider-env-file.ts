@@ -1,5 +1,6 @@
 // The private provider environment file: a regular file (not a symlink), owned by us, mode 0600.
-// The Bridge refuses to start otherwise. Its contents are secrets: the doctor never opens it.
+// The Bridge refuses to start otherwise. Its contents are secrets: this check never opens it (only
+// native-approvals.ts reads its directory variables, and prints none).
 import fs from "node:fs";
 import { errnoCode } from "../../errors.ts";
 import type { DoctorContext } from "../context.ts";

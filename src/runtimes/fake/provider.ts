@@ -251,6 +251,35 @@ export async function runFakeProvider(): Promise<void> {
       result(`wrote ${cwd}/result.txt.`);
       break;
     }
+    case "host-paths":
+    case "host-fail": {
+      // Host directories the provider sees in its environment (names the test chose), each also
+      // under its realpath, printed the way agents do: prose, tool locations, approvals, results.
+      const dirs = arg.split(",").flatMap((n) => {
+        const v = process.env[n];
+        if (!v) return [];
+        let real = v;
+        try {
+          real = fs.realpathSync(v);
+        } catch {
+          // not created: the given spelling only
+        }
+        return real === v ? [v] : [v, real];
+      });
+      if (verb === "host-fail") {
+        send({ type: "error", code: "AGENT_PROVIDER_ERROR", message: `could not read ${dirs.map((d) => `${d}/settings.json`).join(", ")}.` });
+        break;
+      }
+      send({ type: "event", event_type: "agent.message", payload: { text: dirs.map((d) => `extensions in ${d}/extensions.`).join(" ") } });
+      send({
+        type: "event",
+        event_type: "tool.call",
+        payload: { title: `Read ${dirs[0]}/a`, locations: dirs.map((d) => ({ path: `${d}/a`, line: 1 })), raw: { argv: ["ls", ...dirs], note: `${dirs.join(" ")} seen` } },
+      });
+      const r = await approval({ title: `List ${dirs.join(" ")}`, command_display: `ls ${dirs.join(" ")}`, file_changes: dirs.map((d) => ({ path: `${d}/x` })) });
+      result(`decision=${String(r.decision)} ${dirs.map((d) => `(${d}/config.toml)`).join(" ")} ${"padding ".repeat(64)}`);
+      break;
+    }
     default:
       result(arg);
   }
