@@ -33,8 +33,6 @@ const REPLAY_QUIET_MS = 200;
 const REPLAY_MAX_WAIT_MS = 3000;
 /** Grace for the prompt to end after `session/cancel` (one measured agent needed 12.5 s; we bound it). */
 const MAX_CANCEL_GRACE_MS = 15_000;
-const STDERR_TAIL_BYTES = 64 * 1024;
-const MAX_SESSION_ID_CHARS = 512;
 
 export interface TurnOptions {
   profile: AcpProfile;
@@ -52,7 +50,6 @@ export class AcpTurn extends ProviderTurn {
   private readonly mapper = new UpdateMapper();
   private phase: Phase = "launch";
   private peer: AcpPeer | null = null;
-  private sessionId: string | null = null;
   private replaying = false;
   private lastReplayAt = 0;
   private foreignUpdateSeen = false;
@@ -104,15 +101,14 @@ export class AcpTurn extends ProviderTurn {
       tmpDir,
       tmpDirVariables: profile.tmpdir_env ?? [],
     });
-    try {
-      this.proc = await this.ctx.spawn({ argv: [profile.command, ...profile.args], env, stderrLimitBytes: STDERR_TAIL_BYTES });
-    } catch (err) {
-      this.diagnostics.record("launch_failed", privateErrorText(err));
-      throw new ServerfsError("AGENT_ACP_LAUNCH_FAILED", `the agent for runtime ${profile.runtime} could not be started`);
-    }
+    const proc = await this.spawnChild(
+      [profile.command, ...profile.args],
+      env,
+      new ServerfsError("AGENT_ACP_LAUNCH_FAILED", `the agent for runtime ${profile.runtime} could not be started`),
+    );
     if (this.cancelRequested) return;
     this.peer = new AcpPeer(
-      this.proc,
+      proc,
       {
         onSessionUpdate: (n) => this.onUpdate(n),
         onPermissionRequest: (params) => this.onPermission(params),
@@ -183,7 +179,7 @@ export class AcpTurn extends ProviderTurn {
       });
     }
     if (this.mapper.resultTooLarge) throw new ServerfsError("AGENT_RESULT_TOO_LARGE", "the agent's answer exceeds the 8 MiB result limit");
-    return { finalResponse: done.finalResponse, nativeSessionId: this.sessionId, nativeTurnId: null };
+    return this.finished(done.finalResponse);
   }
 
   private async newSession(): Promise<{ configOptions?: unknown }> {
@@ -191,8 +187,7 @@ export class AcpTurn extends ProviderTurn {
       this.peer!.request(acp.methods.agent.session.new, { cwd: this.ctx.cwd, mcpServers: [] }, { mapError: (err) => this.sessionRefused("session/new", err) }),
     );
     const id = res !== null && typeof res === "object" ? (res as { sessionId?: unknown }).sessionId : undefined;
-    if (typeof id !== "string" || id.length === 0 || id.length > MAX_SESSION_ID_CHARS) throw protocolError("session/new returned no usable sessionId");
-    this.adoptSession(id);
+    if (!this.adoptSession(id)) throw protocolError("session/new returned no usable sessionId");
     return res;
   }
 
@@ -224,12 +219,6 @@ export class AcpTurn extends ProviderTurn {
       "AGENT_CONTINUATION_UNSUPPORTED",
       `runtime ${this.opts.profile.runtime} advertises neither session/resume nor session/load; submit a new task instead`,
     );
-  }
-
-  /** The session id is persisted before anything else can happen in the session. */
-  private adoptSession(id: string): void {
-    this.sessionId = id;
-    this.ctx.recordNativeIds(id, null);
   }
 
   private sessionRefused(method: string, err: unknown): ServerfsError {

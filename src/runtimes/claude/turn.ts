@@ -17,7 +17,6 @@ import { DENY_MESSAGE, askHuman, type PermissionResult, type ToolPermissionConte
 
 const INTERRUPT_BOUND_MS = 3_000;
 const DRAIN_AFTER_RESULT_MS = 5_000;
-const MAX_ID_CHARS = 512;
 
 export interface ClaudeTurnOptions {
   exe: string;
@@ -36,7 +35,6 @@ export class ClaudeTurn extends ProviderTurn {
   private readonly sdkAbort = new AbortController();
   private query: Query | null = null;
   private spawned: ContainedSpawn | null = null;
-  private sessionId: string | null = null;
   private endInput!: () => void;
   private readonly inputDone = new Promise<void>((r) => (this.endInput = r));
   /** What the turn was ended with (idle, an interaction's error, an event bound); the SDK's own error says less. */
@@ -135,7 +133,7 @@ export class ClaudeTurn extends ProviderTurn {
       if (next.done) break;
       this.touchIdle();
       const msg = next.value as Record<string, unknown>;
-      if (msg.type === "system" && msg.subtype === "init") this.adoptSession(msg.session_id);
+      if (msg.type === "system" && msg.subtype === "init") this.onSessionId(msg.session_id);
       else if (msg.type === "assistant") this.onAssistant(msg);
       else if (msg.type === "result") {
         this.idle.clear();
@@ -151,11 +149,9 @@ export class ClaudeTurn extends ProviderTurn {
     return final;
   }
 
-  private adoptSession(raw: unknown): void {
-    if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_ID_CHARS || this.sessionId === raw) return;
-    this.sessionId = raw;
-    this.ctx.recordNativeIds(raw, null);
-    this.emit("turn.started", {});
+  /** The session id arrives with `init` (and again with the result); the turn starts with the first. */
+  private onSessionId(raw: unknown): void {
+    if (this.adoptSession(raw)) this.emit("turn.started", {});
   }
 
   private onAssistant(msg: Record<string, unknown>): void {
@@ -174,7 +170,7 @@ export class ClaudeTurn extends ProviderTurn {
   }
 
   private onResult(msg: Record<string, unknown>): AdapterResult {
-    this.adoptSession(msg.session_id);
+    this.onSessionId(msg.session_id);
     if (msg.subtype !== "success" || msg.is_error === true) {
       if (this.cancelRequested) throw cancelledError();
       this.diagnostics.record("result_error", typeof msg.subtype === "string" ? msg.subtype : "error");
@@ -182,7 +178,7 @@ export class ClaudeTurn extends ProviderTurn {
     }
     const denials = Array.isArray(msg.permission_denials) ? msg.permission_denials.length : 0;
     if (denials > 0) this.emit("permission.denied", { count: denials });
-    return { finalResponse: typeof msg.result === "string" ? msg.result : "", nativeSessionId: this.sessionId, nativeTurnId: null };
+    return this.finished(typeof msg.result === "string" ? msg.result : "");
   }
 
   private canUseTool(tool: string, input: Record<string, unknown>, opts: ToolPermissionContext & { signal: AbortSignal }): Promise<PermissionResult> {

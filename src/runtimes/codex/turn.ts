@@ -10,7 +10,7 @@ import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../kernel/child-env.ts";
 import { closeChildInput } from "../kernel/child-input.ts";
-import { ProviderTurn } from "../kernel/provider-turn.ts";
+import { MAX_NATIVE_ID_CHARS, ProviderTurn } from "../kernel/provider-turn.ts";
 import { cancelledError, untilWithdrawn, type Diagnostics } from "../kernel/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import {
@@ -36,8 +36,6 @@ export const APPROVALS_REVIEWER = "user";
 const HANDSHAKE_TIMEOUT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const INTERRUPT_GRACE_MS = 3_000;
-const STDERR_TAIL_BYTES = 64 * 1024;
-const MAX_ID_CHARS = 512;
 
 export interface CodexTurnOptions {
   exe: string;
@@ -63,7 +61,10 @@ interface TurnOutcome {
 
 export class CodexTurn extends ProviderTurn {
   private rpc: CodexRpc | null = null;
-  private threadId: string | null = null;
+  /** The codex thread is the provider session (`sessionId` in the kernel). */
+  private get threadId(): string | null {
+    return this.sessionId;
+  }
   private turnId: string | null = null;
   private interrupted = false;
   private turnDone!: (o: TurnOutcome) => void;
@@ -111,14 +112,8 @@ export class CodexTurn extends ProviderTurn {
 
   protected override async launch(tmpDir: string): Promise<void> {
     const launch = appServerLaunch(this.opts, tmpDir);
-    try {
-      this.proc = await this.ctx.spawn({ argv: launch.argv, env: launch.env, stderrLimitBytes: STDERR_TAIL_BYTES });
-    } catch (err) {
-      if (this.cancelRequested) throw cancelledError();
-      this.diag("launch_failed", err);
-      throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "codex app-server could not be started");
-    }
-    this.rpc = new CodexRpc(this.proc, {
+    const proc = await this.spawnChild(launch.argv, launch.env, new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "codex app-server could not be started"));
+    this.rpc = new CodexRpc(proc, {
       onNotification: (m, p) => this.onNotification(m, p),
       onServerRequest: (m, p, id) => this.onServerRequest(m, p, id),
       onActivity: () => this.touchIdle(),
@@ -169,8 +164,7 @@ export class CodexTurn extends ProviderTurn {
     const threadId = idOf((started as { thread?: { id?: unknown } }).thread?.id);
     if (threadId === null) throw new ServerfsError("AGENT_PROVIDER_ERROR", "codex returned no usable thread id");
     if (resumeId !== null && threadId !== resumeId) throw new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", "codex resumed a different thread");
-    this.threadId = threadId;
-    this.ctx.recordNativeIds(threadId, null);
+    this.adoptSession(threadId);
 
     this.touchIdle();
     const turn = await this.abortable(
@@ -185,7 +179,7 @@ export class CodexTurn extends ProviderTurn {
     this.idle.clear();
     if (outcome.status === "completed") {
       const text = this.finalAnswer ?? this.lastAgentText ?? "";
-      return { finalResponse: text, nativeSessionId: threadId, nativeTurnId: turnId };
+      return this.finished(text, turnId);
     }
     if (outcome.status === "interrupted" && this.cancelRequested) throw cancelledError();
     if (outcome.errorMessage !== null) this.diag("turn_failed", outcome.errorMessage);
@@ -367,5 +361,5 @@ function textInput(text: string): Record<string, unknown> {
 }
 
 function idOf(v: unknown): string | null {
-  return typeof v === "string" && v.length > 0 && v.length <= MAX_ID_CHARS ? v : null;
+  return typeof v === "string" && v.length > 0 && v.length <= MAX_NATIVE_ID_CHARS ? v : null;
 }

@@ -14,6 +14,10 @@ import type { AdapterResult, TaskContext } from "../types.ts";
 import { privateErrorText } from "./private-error.ts";
 import { HumanWaits, IdleWatchdog, TaskDiagnostics, abortable, cancelledError, runTurnFrame, type Diagnostics } from "./turn-support.ts";
 
+/** Provider session, thread and turn ids longer than this are not ids. */
+export const MAX_NATIVE_ID_CHARS = 512;
+const STDERR_TAIL_BYTES = 64 * 1024;
+
 export interface TurnBaseOptions {
   /** The runtime name diagnostics are filed under ("codex", "acp-<id>"). */
   runtime: string;
@@ -36,6 +40,8 @@ export abstract class ProviderTurn {
   protected cancelRequested = false;
   /** The provider child, once launched. */
   protected proc: ContainedProcess | null = null;
+  /** The provider's own session (Codex: thread) id, once known. */
+  protected sessionId: string | null = null;
   /** Provider requests waiting on a human, brokered one after another. */
   protected readonly humanWaits = new HumanWaits();
   protected readonly diagnostics: TaskDiagnostics;
@@ -151,6 +157,34 @@ export abstract class ProviderTurn {
       this.diagnostics.record("stop_not_proved", `${evidence.survivors.length} member(s) still alive`);
       throw new ServerfsError("STOP_NOT_PROVED", `${this.base.provider}'s processes could not be proved stopped`, { survivors: evidence.survivors.length });
     }
+  }
+
+  /** Start the provider child in the task's containment set; a failure is `failure`, its cause private. */
+  protected async spawnChild(argv: string[], env: Record<string, string>, failure: ServerfsError): Promise<ContainedProcess> {
+    try {
+      this.proc = await this.ctx.spawn({ argv, env, stderrLimitBytes: STDERR_TAIL_BYTES });
+      return this.proc;
+    } catch (err) {
+      if (this.cancelRequested) throw cancelledError();
+      this.diagnostics.record("launch_failed", privateErrorText(err));
+      throw failure;
+    }
+  }
+
+  /**
+   * Adopt the provider's session id: persisted before anything else can happen in the session, so
+   * a crash mid-turn stays resumable. False for an unusable id or the one already adopted.
+   */
+  protected adoptSession(raw: unknown): boolean {
+    if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_NATIVE_ID_CHARS || raw === this.sessionId) return false;
+    this.sessionId = raw;
+    this.ctx.recordNativeIds(raw, null);
+    return true;
+  }
+
+  /** The turn's result: the final answer and the ids a continuation resumes. */
+  protected finished(finalResponse: string, nativeTurnId: string | null = null): AdapterResult {
+    return { finalResponse, nativeSessionId: this.sessionId, nativeTurnId };
   }
 
   /** `p`, unless the turn starts stopping or the provider connection fails first. */

@@ -15,7 +15,6 @@ import { QoderStream } from "./stream.ts";
 
 const CONTROL_TIMEOUT_MS = 10_000;
 const INTERRUPT_BOUND_MS = 3_000;
-const MAX_ID_CHARS = 512;
 /** What qodercli 1.1.52 answers when no Qoder account is logged in (docs/runtimes.md, Qoder). */
 const NOT_LOGGED_IN = /not logged in|please run \/login|authentication (is )?required/i;
 
@@ -48,7 +47,6 @@ export function qoderArgv(exe: string, sessionId: string, resume: boolean, model
 
 export class QoderTurn extends ProviderTurn {
   private stream: QoderStream | null = null;
-  private sessionId: string | null = null;
   private interrupted = false;
   private resultDone!: (m: Record<string, unknown>) => void;
   private readonly result = new Promise<Record<string, unknown>>((r) => (this.resultDone = r));
@@ -88,14 +86,9 @@ export class QoderTurn extends ProviderTurn {
     // Known before launch, so a crash mid-turn stays resumable.
     this.adoptSession(sessionId);
     const env = childEnvExtras({ proxy: this.opts.agent.proxy, useProxy: this.opts.config.use_proxy, tmpDir });
-    try {
-      this.proc = await this.ctx.spawn({ argv: qoderArgv(this.opts.exe, sessionId, resume !== null, this.ctx.requestedModel), env, stderrLimitBytes: 64 * 1024 });
-    } catch (err) {
-      if (this.cancelRequested) throw cancelledError();
-      this.diagnostics.record("launch_failed", err instanceof ServerfsError ? err.code : "spawn failed");
-      throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "qodercli could not be started");
-    }
-    this.stream = new QoderStream(this.proc, {
+    const argv = qoderArgv(this.opts.exe, sessionId, resume !== null, this.ctx.requestedModel);
+    const proc = await this.spawnChild(argv, env, new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "qodercli could not be started"));
+    this.stream = new QoderStream(proc, {
       onMessage: (m) => this.onMessage(m),
       onControlRequest: (id, req) => this.onControlRequest(id, req),
       onControlCancel: (id) => this.onControlCancel(id),
@@ -123,13 +116,7 @@ export class QoderTurn extends ProviderTurn {
       if (NOT_LOGGED_IN.test(text)) throw new ServerfsError("AGENT_AUTH_REQUIRED", "qodercli is not logged in for this user; log in with qodercli (or set QODER_PAT in the provider env file)");
       throw new ServerfsError("AGENT_PROVIDER_ERROR", `qodercli ended the turn with ${typeof result.subtype === "string" ? result.subtype.slice(0, 48) : "an error"}`);
     }
-    return { finalResponse: typeof result.result === "string" ? result.result : "", nativeSessionId: this.sessionId, nativeTurnId: null };
-  }
-
-  private adoptSession(raw: unknown): void {
-    if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_ID_CHARS || raw === this.sessionId) return;
-    this.sessionId = raw;
-    this.ctx.recordNativeIds(raw, null);
+    return this.finished(typeof result.result === "string" ? result.result : "");
   }
 
   private onMessage(m: Record<string, unknown>): void {
