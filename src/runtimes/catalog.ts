@@ -28,6 +28,13 @@ export interface NativeRuntimeDescriptor {
   /** Where the executable comes from (for install hints). */
   package: string;
   defaultUseProxy: boolean;
+  /** The first line of `<executable> --version`; group 1 is the version. */
+  versionPattern: RegExp;
+  /** In messages: "the source task has no <sessionNoun> to continue", "no running <turnNoun>". */
+  sessionNoun: string;
+  turnNoun: string;
+  /** Why reconcile cannot reattach the child after a Bridge restart. */
+  reattachDetail: string;
   capabilities: CapabilityFacts;
 }
 
@@ -65,6 +72,10 @@ export const NATIVE_DESCRIPTORS: { readonly [N in NativeRuntimeName]: NativeRunt
     executable: "codex",
     package: "@openai/codex",
     defaultUseProxy: true,
+    versionPattern: /^codex(?:-cli)?\s+(\S+)/,
+    sessionNoun: "codex thread",
+    turnNoun: "codex turn",
+    reattachDetail: "a Bridge-owned codex app-server cannot be reattached after a restart",
     capabilities: {
       persistent_session: true,
       live_steer: true,
@@ -84,6 +95,11 @@ export const NATIVE_DESCRIPTORS: { readonly [N in NativeRuntimeName]: NativeRunt
     executable: "claude",
     package: "@anthropic-ai/claude-agent-sdk",
     defaultUseProxy: false,
+    // `2.1.332 (Claude Code)` → `2.1.332`.
+    versionPattern: /^(\d+\.\d+\.\d+\S*)\s*(\(Claude Code\))?$/,
+    sessionNoun: "Claude session",
+    turnNoun: "Claude turn",
+    reattachDetail: "a Claude Code child cannot be reattached after a restart",
     capabilities: BROKERED_TURN,
   },
   // Proved against a recorded-protocol fixture plus the real CLI's version and not-logged-in
@@ -96,6 +112,10 @@ export const NATIVE_DESCRIPTORS: { readonly [N in NativeRuntimeName]: NativeRunt
     executable: "qodercli",
     package: "@qoder-ai/qodercli",
     defaultUseProxy: false,
+    versionPattern: /^(?:qodercli\s+)?v?(\d+\.\d+\.\d+\S*)$/,
+    sessionNoun: "Qoder session",
+    turnNoun: "Qoder turn",
+    reattachDetail: "a qodercli child cannot be reattached after a restart",
     capabilities: { ...BROKERED_TURN, capability_state: "unmeasured" },
   },
 };
@@ -129,6 +149,12 @@ export const RUNTIME_CATALOG: readonly RuntimeDescriptor[] = [FAKE_DESCRIPTOR, A
 
 /** Runtime names no ACP profile id may take. */
 export const RESERVED_RUNTIME_NAMES = [...NATIVE_RUNTIMES, "fake"] as const;
+
+/** The version in the first line of `<executable> --version`, or null when it is not one. */
+export function parseNativeVersion(d: NativeRuntimeDescriptor, firstLine: string): string | null {
+  const m = d.versionPattern.exec(firstLine);
+  return m ? m[1]! : null;
+}
 
 export function isNativeRuntime(name: string): name is NativeRuntimeName {
   return (NATIVE_RUNTIMES as readonly string[]).includes(name);

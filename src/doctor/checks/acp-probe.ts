@@ -113,7 +113,7 @@ export async function acpProbe(ctx: DoctorContext, profile: AcpProfile): Promise
       proc = await containment().spawn({
         argv: [profile.command, ...profile.args],
         cwd: dir,
-        env: { ...env, ...childEnvExtras({ proxy: ctx.registry.agent.proxy, useProxy: profile.use_proxy, tmpDir: dir }) },
+        env: { ...env, ...childEnvExtras({ proxy: ctx.registry.agent.proxy, useProxy: profile.use_proxy, tmpDir: dir, tmpDirVariables: profile.tmpdir_env ?? [] }) },
         runId: doctorRunId(),
         stderrLimitBytes: 16 * 1024,
       });

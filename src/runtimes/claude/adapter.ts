@@ -2,26 +2,17 @@
 // (@anthropic-ai/claude-agent-sdk), the CLI started by us inside the task's containment set. The
 // SDK is imported lazily, on the first task, so a Bridge without Claude never loads it.
 // Capabilities are those the offline end-to-end suite proves (test/runtimes/claude).
-import { NATIVE_DESCRIPTORS } from "../catalog.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
 import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { ClaudeTurn } from "./turn.ts";
 
-/** `2.1.332 (Claude Code)` → `2.1.332`. */
 export function parseClaudeVersion(line: string): string | null {
-  const m = /^(\d+\.\d+\.\d+\S*)\s*(\(Claude Code\))?$/.exec(line);
-  return m ? m[1]! : null;
+  return parseNativeVersion(NATIVE_DESCRIPTORS.claude, line);
 }
 
 export class ClaudeAdapter extends NativeTurnAdapter<ClaudeTurn> {
-  protected override readonly sessionNoun = "Claude session";
-  protected override readonly turnNoun = "Claude turn";
   protected override readonly descriptor = NATIVE_DESCRIPTORS.claude;
-  protected override readonly reattachDetail = "a Claude Code child cannot be reattached after a restart";
-
-  protected override parseVersion(line: string): string | null {
-    return parseClaudeVersion(line);
-  }
 
   async listModels(): Promise<Record<string, unknown>> {
     return { runtime: this.name, status: "unsupported", scope: "none", source: "claude_code", models: [], detail: "Claude Code has no model catalog to list; pass an explicit model id" };

@@ -4,26 +4,18 @@
 // (test/runtimes/codex): approvals, questions, live steering, session resume, model override
 // and catalog discovery.
 import { ServerfsError } from "../../errors.ts";
-import { NATIVE_DESCRIPTORS } from "../catalog.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
 import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { discoverModels } from "./models.ts";
 import { CodexTurn } from "./turn.ts";
 
 export function parseCodexVersion(line: string): string | null {
-  const m = /^codex(?:-cli)?\s+(\S+)/.exec(line);
-  return m ? m[1]! : null;
+  return parseNativeVersion(NATIVE_DESCRIPTORS.codex, line);
 }
 
 export class CodexAdapter extends NativeTurnAdapter<CodexTurn> {
-  protected override readonly sessionNoun = "codex thread";
-  protected override readonly turnNoun = "codex turn";
   protected override readonly descriptor = NATIVE_DESCRIPTORS.codex;
-  protected override readonly reattachDetail = "a Bridge-owned codex app-server cannot be reattached after a restart";
-
-  protected override parseVersion(line: string): string | null {
-    return parseCodexVersion(line);
-  }
 
   async listModels(): Promise<Record<string, unknown>> {
     const base = { runtime: this.name, source: "codex_app_server" };

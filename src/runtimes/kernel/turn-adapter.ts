@@ -11,7 +11,7 @@ import { createLogger } from "../../log.ts";
 import { executableVersion } from "./executable-version.ts";
 import { resolveExecutable } from "./executable.ts";
 import type { Diagnostics } from "./turn-support.ts";
-import type { NativeRuntimeDescriptor, NativeRuntimeName } from "../catalog.ts";
+import { parseNativeVersion, type NativeRuntimeDescriptor, type NativeRuntimeName } from "../catalog.ts";
 import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, RuntimeServices, TaskContext, TaskFacts } from "../types.ts";
 
 /** One task's turn on its provider child. */
@@ -93,9 +93,6 @@ export interface NativeAdapterOptions {
 export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<T> {
   /** Its catalog entry: runtime name, executable and capability table. */
   protected abstract readonly descriptor: NativeRuntimeDescriptor;
-  /** As in "the task has no running <turnNoun>". */
-  protected abstract readonly turnNoun: string;
-  protected abstract parseVersion(firstLine: string): string | null;
   protected abstract createTurn(ctx: TaskContext, exe: string): T;
 
   constructor(protected readonly opts: NativeAdapterOptions) {
@@ -104,6 +101,14 @@ export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<
 
   get name(): string {
     return this.descriptor.name;
+  }
+
+  protected get sessionNoun(): string {
+    return this.descriptor.sessionNoun;
+  }
+
+  protected get reattachDetail(): string {
+    return this.descriptor.reattachDetail;
   }
 
   protected exe(): string | null {
@@ -116,7 +121,7 @@ export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<
 
   override async probe(): Promise<RuntimeInfo> {
     const exe = this.exe();
-    const version = exe === null ? null : await executableVersion(exe, this.env(), (line) => this.parseVersion(line));
+    const version = exe === null ? null : await executableVersion(exe, this.env(), (line) => parseNativeVersion(this.descriptor, line));
     return { name: this.name, available: exe !== null && version !== null, version, ...this.descriptor.capabilities };
   }
 
@@ -128,7 +133,7 @@ export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<
 
   protected activeTurn(taskId: string): T {
     const turn = this.active.get(taskId);
-    if (!turn) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", `the task has no running ${this.turnNoun}`);
+    if (!turn) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", `the task has no running ${this.descriptor.turnNoun}`);
     return turn;
   }
 

@@ -3,25 +3,17 @@
 // Qoder), so what this adapter advertises is proved against a recorded-protocol fixture plus the
 // real CLI's version and not-logged-in paths; `capability_state: "unmeasured"` says so to callers
 // until a live acceptance run exists (docs/runtimes.md).
-import { NATIVE_DESCRIPTORS } from "../catalog.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
 import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { QoderTurn } from "./turn.ts";
 
 export function parseQoderVersion(line: string): string | null {
-  const m = /^(?:qodercli\s+)?v?(\d+\.\d+\.\d+\S*)$/.exec(line);
-  return m ? m[1]! : null;
+  return parseNativeVersion(NATIVE_DESCRIPTORS.qoder, line);
 }
 
 export class QoderAdapter extends NativeTurnAdapter<QoderTurn> {
-  protected override readonly sessionNoun = "Qoder session";
-  protected override readonly turnNoun = "Qoder turn";
   protected override readonly descriptor = NATIVE_DESCRIPTORS.qoder;
-  protected override readonly reattachDetail = "a qodercli child cannot be reattached after a restart";
-
-  protected override parseVersion(line: string): string | null {
-    return parseQoderVersion(line);
-  }
 
   async listModels(): Promise<Record<string, unknown>> {
     return {
