@@ -1,7 +1,9 @@
-// Which runtime adapters a Bridge runs. Each runtime family contributes adapters for the runtimes
-// the registry enables; the service never branches on a runtime's name. New families (the
-// generic ACP adapter, native Codex/Claude/Qoder) add one entry to RUNTIME_FAMILIES.
+// Which runtime adapters a Bridge runs. Every family of the runtime catalog
+// (src/runtimes/catalog.ts) contributes adapters for the runtimes the registry enables; the table
+// below is typed by the catalog's family names, so a family cannot be listed in the catalog and
+// missing here. The service never branches on a runtime's name.
 import type { Registry } from "../config/types.ts";
+import { RUNTIME_CATALOG, type RuntimeFamilyName } from "../runtimes/catalog.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { FakeAdapter } from "../runtimes/fake/adapter.ts";
 import { acpRuntimeFamily } from "../runtimes/acp/index.ts";
@@ -23,7 +25,16 @@ export type RuntimeFamily = (
 const fakeFamily: RuntimeFamily = (registry, _services, options) =>
   registry.agent.enable_fake_runtime ? [new FakeAdapter({ turnLog: options.fakeTurnLog ?? null })] : [];
 
-export const RUNTIME_FAMILIES: RuntimeFamily[] = [fakeFamily, acpRuntimeFamily, codexRuntimeFamily, claudeRuntimeFamily, qoderRuntimeFamily];
+/** Each catalog family's adapter factory. */
+export const ADAPTER_FACTORIES: { readonly [F in RuntimeFamilyName]: RuntimeFamily } = {
+  fake: fakeFamily,
+  acp: acpRuntimeFamily,
+  codex: codexRuntimeFamily,
+  claude: claudeRuntimeFamily,
+  qoder: qoderRuntimeFamily,
+};
+
+export const RUNTIME_FAMILIES: RuntimeFamily[] = RUNTIME_CATALOG.map((d) => ADAPTER_FACTORIES[d.family]);
 
 export function buildAdapters(
   registry: Registry,

@@ -1,6 +1,6 @@
-// Default values and fixed bounds of the registry (filesystem-reference §5, agent-reference
-// §3.10/§10). One table, read by the normalizer, the starter config and the docs tests.
-import type { FsLimits, WorkdirPolicy } from "./types.ts";
+// Default values and fixed bounds of the registry (docs/configuration.md). One table, read by the normalizer, the starter config and the docs tests.
+import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES, type NativeRuntimeName } from "../runtimes/catalog.ts";
+import type { FsLimits, NativeRuntimeConfig, WorkdirPolicy } from "./types.ts";
 
 export const DEFAULT_LIMITS: Readonly<FsLimits> = {
   default_list_limit: 100,
@@ -40,11 +40,10 @@ export const DEFAULT_AGENT = {
 
 export const MAX_RESULT_SPOOL_THRESHOLD_BYTES = 8_388_608;
 
-export const DEFAULT_NATIVE_RUNTIMES = {
-  codex: { enabled: false, bin: "codex", use_proxy: true },
-  claude: { enabled: false, bin: "claude", use_proxy: false },
-  qoder: { enabled: false, bin: "qodercli", use_proxy: false },
-} as const;
+/** Every native runtime starts disabled, with its catalog executable and proxy default. */
+export const DEFAULT_NATIVE_RUNTIMES = Object.fromEntries(
+  NATIVE_RUNTIMES.map((n) => [n, { enabled: false, bin: NATIVE_DESCRIPTORS[n].executable, use_proxy: NATIVE_DESCRIPTORS[n].defaultUseProxy }]),
+) as { readonly [N in NativeRuntimeName]: Readonly<NativeRuntimeConfig> };
 
 /** Always part of NO_PROXY, whatever the operator lists: the Bridge and local tools stay direct. */
 export const MANDATORY_NO_PROXY = ["127.0.0.1", "localhost", "::1"] as const;
@@ -60,6 +59,7 @@ export const BOUNDS = {
   envSlots: 16,
   maxAcpProfiles: 16,
   maxAcpArgs: 32,
+  maxAcpTmpdirEnv: 8,
   /** UTF-8 bytes per argv element. */
   maxAcpArgBytes: 4096,
   /** UTF-8 bytes of one profile's canonical JSON (id, command, args, flags). */

@@ -5,6 +5,7 @@
 // Keys: `WORKDIR_01..16_<FIELD>` slots, the `SERVERFS_*` globals of ENV_GLOBALS, and
 // `SERVERFS_ACP_PROFILES_JSON` (a one-line JSON array). Any other `SERVERFS_*`/`WORKDIR_*` key is
 // an error; keys outside those two prefixes belong to other tools and are ignored.
+import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES } from "../runtimes/catalog.ts";
 import { BOUNDS } from "./defaults.ts";
 import { parseEnvText } from "./env-syntax.ts";
 import { findDuplicateJsonKey } from "./json-duplicate-keys.ts";
@@ -46,15 +47,17 @@ export const ENV_GLOBALS: Readonly<Record<string, { path: readonly string[]; kin
   SERVERFS_AGENT_RESULT_SPOOL_THRESHOLD_BYTES: { path: ["agent", "result_spool_threshold_bytes"], kind: "int" },
   SERVERFS_AGENT_EVENT_IDLE_TIMEOUT_SECONDS: { path: ["agent", "event_idle_timeout_seconds"], kind: "int" },
   SERVERFS_AGENT_PROVIDER_ENV_FILE: { path: ["agent", "provider_env_file"], kind: "string" },
-  SERVERFS_CODEX_ENABLED: { path: ["agent", "codex", "enabled"], kind: "bool" },
-  SERVERFS_CODEX_BIN: { path: ["agent", "codex", "bin"], kind: "string" },
-  SERVERFS_CODEX_USE_PROXY: { path: ["agent", "codex", "use_proxy"], kind: "bool" },
-  SERVERFS_CLAUDE_ENABLED: { path: ["agent", "claude", "enabled"], kind: "bool" },
-  SERVERFS_CLAUDE_BIN: { path: ["agent", "claude", "bin"], kind: "string" },
-  SERVERFS_CLAUDE_USE_PROXY: { path: ["agent", "claude", "use_proxy"], kind: "bool" },
-  SERVERFS_QODER_ENABLED: { path: ["agent", "qoder", "enabled"], kind: "bool" },
-  SERVERFS_QODER_BIN: { path: ["agent", "qoder", "bin"], kind: "string" },
-  SERVERFS_QODER_USE_PROXY: { path: ["agent", "qoder", "use_proxy"], kind: "bool" },
+  // SERVERFS_CODEX_ENABLED, _BIN, _USE_PROXY and the same for every native runtime in the catalog.
+  ...Object.fromEntries(
+    NATIVE_RUNTIMES.flatMap((n) => {
+      const prefix = NATIVE_DESCRIPTORS[n].envPrefix;
+      return [
+        [`${prefix}_ENABLED`, { path: ["agent", n, "enabled"], kind: "bool" as const }],
+        [`${prefix}_BIN`, { path: ["agent", n, "bin"], kind: "string" as const }],
+        [`${prefix}_USE_PROXY`, { path: ["agent", n, "use_proxy"], kind: "bool" as const }],
+      ];
+    }),
+  ),
   SERVERFS_AGENT_PROXY_ENABLED: { path: ["agent", "proxy", "enabled"], kind: "bool" },
   SERVERFS_AGENT_NO_PROXY: { path: ["agent", "proxy", "no_proxy"], kind: "list" },
 };

@@ -13,7 +13,8 @@ import {
   MAX_RESULT_SPOOL_THRESHOLD_BYTES,
 } from "./defaults.ts";
 import { canonicalJson } from "../common/canonical-json.ts";
-import { executableProblem } from "./executable.ts";
+import { NATIVE_RUNTIMES, isNativeRuntime } from "../runtimes/catalog.ts";
+import { executableProblem } from "../runtimes/kernel/executable.ts";
 import { acpFingerprint } from "./fingerprint.ts";
 import { hostPathProblem } from "./host-path.ts";
 import type { KeyNamer, KeyPath, Problem } from "./problems.ts";
@@ -34,7 +35,7 @@ import {
   type WorkdirPolicy,
 } from "./types.ts";
 
-const NATIVE: readonly NativeRuntimeName[] = ["codex", "claude", "qoder"];
+const NATIVE = NATIVE_RUNTIMES;
 const BARE_COMMAND = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,254}$/;
 
 type RawWorkdir = RawDocument["workdirs"][number];
@@ -151,6 +152,16 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
   };
 }
 
+/**
+ * A variable an ACP profile may point at its temp directory: an ordinary name, never one that
+ * steers the loader, the Bun runtime, serverfs itself or command lookup.
+ */
+function tmpdirEnvProblem(name: string): string | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name)) return "a variable name: a letter or '_', then up to 63 letters, digits or '_'";
+  if (/^(SERVERFS_|BUN_|LD_|DYLD_)/i.test(name) || /^(PATH|HOME|NODE_OPTIONS)$/i.test(name)) return `'${name}' must not be redirected to the temp directory`;
+  return null;
+}
+
 function isAcceptableBin(bin: string): boolean {
   if (BARE_COMMAND.test(bin)) return true;
   return bin.length <= BOUNDS.maxBinChars && hostPathProblem(bin) === null;
@@ -201,12 +212,18 @@ function normalizeAcpProfiles(raw: NonNullable<RawAgent["acp_profiles"]>, add: A
         add(at("args", j), `an argument must be at most ${BOUNDS.maxAcpArgBytes} bytes`);
       }
     });
+    const tmpdirEnv = p.tmpdir_env ?? [];
+    tmpdirEnv.forEach((name, j) => {
+      const problem = tmpdirEnvProblem(name);
+      if (problem !== null) add(at("tmpdir_env", j), problem);
+    });
     const profile = {
       id: p.id,
       runtime,
       command: p.command,
       args,
       use_proxy: p.use_proxy ?? ACP_DEFAULTS.use_proxy,
+      ...(tmpdirEnv.length > 0 ? { tmpdir_env: tmpdirEnv } : {}),
       probe_timeout_seconds: p.probe_timeout_seconds ?? ACP_DEFAULTS.probe_timeout_seconds,
       shutdown_timeout_seconds: p.shutdown_timeout_seconds ?? ACP_DEFAULTS.shutdown_timeout_seconds,
     };
@@ -291,7 +308,7 @@ function checkAgentPolicy(
     const here = at("agent_runtimes", j);
     if (seen.has(rt)) add(here, `duplicate runtime '${rt}'`);
     seen.add(rt);
-    const isNative = (NATIVE as readonly string[]).includes(rt);
+    const isNative = isNativeRuntime(rt);
     if ((isNative || rt.startsWith("acp-")) && w.agent_mode !== "workspace-write") {
       add(here, `runtime '${rt}' requires agent_mode 'workspace-write' (review is refused for native and ACP runtimes)`);
     }

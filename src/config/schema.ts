@@ -8,6 +8,7 @@
 // entry point builds its whole keyword scope at import (~300 ms, on every `serve` start), the
 // core costs ~50 ms (bench/startup/config-load.ts). Errors are the same ArkErrors either way.
 import { ArkErrors, rootSchema } from "@ark/schema";
+import { RESERVED_RUNTIME_NAMES } from "../runtimes/catalog.ts";
 import { BOUNDS } from "./defaults.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
 
@@ -66,8 +67,8 @@ const strList = (max: number, what: string) => listOf(str, max, `a list of at mo
 
 const alias = matching("^[A-Za-z][A-Za-z0-9_-]{0,31}$", "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
 const runtimeName = matching(
-  "^(codex|claude|qoder|fake|acp-[a-z][a-z0-9_-]{0,27})$",
-  'a runtime name: "codex", "claude", "qoder", "fake" or "acp-<profile id>"',
+  `^(${RESERVED_RUNTIME_NAMES.join("|")}|acp-[a-z][a-z0-9_-]{0,27})$`,
+  `a runtime name: ${RESERVED_RUNTIME_NAMES.map((n) => `"${n}"`).join(", ")} or "acp-<profile id>"`,
 );
 const acpId = matching(
   "^[a-z][a-z0-9_-]{0,27}$",
@@ -106,6 +107,7 @@ const acpProfile = table(
   {
     args: strList(BOUNDS.maxAcpArgs, "argument strings"),
     use_proxy: bool,
+    tmpdir_env: strList(BOUNDS.maxAcpTmpdirEnv, "environment variable names"),
     probe_timeout_seconds: integerIn(
       BOUNDS.maxAcpProbeTimeoutSeconds,
       `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`,
@@ -193,6 +195,7 @@ export interface RawAcpProfile {
   command: string;
   args?: string[];
   use_proxy?: boolean;
+  tmpdir_env?: string[];
   probe_timeout_seconds?: number;
   shutdown_timeout_seconds?: number;
 }

@@ -91,6 +91,7 @@ enabled = false
 # command = "/absolute/path/to/agent"   # an existing executable file, run without a shell
 # args = ["--acp"]
 # use_proxy = ${ACP_DEFAULTS.use_proxy}
+# tmpdir_env = []                   # e.g. ["CLAUDE_CODE_TMPDIR"] for claude-agent-acp
 # probe_timeout_seconds = ${ACP_DEFAULTS.probe_timeout_seconds}
 # shutdown_timeout_seconds = ${ACP_DEFAULTS.shutdown_timeout_seconds}
 `;

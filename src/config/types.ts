@@ -8,11 +8,10 @@
 export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 export type AgentMode = "disabled" | "review" | "workspace-write";
 export type TaskProfile = "review" | "workspace-write";
-export type NativeRuntimeName = "codex" | "claude" | "qoder";
-/** Runtime names no ACP profile may take; `fake` is the test runtime. */
-export const RESERVED_RUNTIME_NAMES = ["codex", "claude", "qoder", "fake"] as const;
+/** Runtime names no ACP profile may take (`fake` is the test runtime): from the runtime catalog. */
+export { RESERVED_RUNTIME_NAMES, type NativeRuntimeName } from "../runtimes/catalog.ts";
 
-/** Global-only filesystem limits (filesystem-reference.md §5). */
+/** Global-only filesystem limits (docs/configuration.md). */
 export interface FsLimits {
   default_list_limit: number;
   max_list_entries: number;
@@ -70,6 +69,11 @@ export interface AcpProfile {
   /** ≤ 32 items, passed as argv, never through a shell. */
   args: string[];
   use_proxy: boolean;
+  /**
+   * Extra variables that get the per-task temp directory besides TMPDIR, for agents that read
+   * their own (docs/acp-profiles.md). Absent means none.
+   */
+  tmpdir_env?: readonly string[];
   probe_timeout_seconds: number;
   shutdown_timeout_seconds: number;
   /** `sha256:<hex>` over the launch-relevant fields; keys capability snapshots. */

@@ -1,5 +1,5 @@
-// ACP profiles and workdir agent policy (seed §5-6 and §18 "Configuration/authorization",
-// agent-reference §3.7), in both source formats.
+// ACP profiles and workdir agent policy (docs/acp-profiles.md, docs/configuration.md), in both
+// source formats.
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -51,6 +51,15 @@ describe("ACP profiles: valid", () => {
     expect(await fp({ args: ["a", ""] })).not.toBe(base);
   });
 
+  test("tmpdir_env is kept and is a launch field; without it the fingerprint is unchanged", async () => {
+    const { registry } = await load(toml(deployment(profile({ id: "x", command: AGENT, tmpdir_env: ["CLAUDE_CODE_TMPDIR"] }))));
+    expect(registry.agent.acp_profiles[0]!.tmpdir_env).toEqual(["CLAUDE_CODE_TMPDIR"]);
+    const without = (await load(toml(deployment(profile({ id: "x", command: AGENT }))))).registry.agent.acp_profiles[0]!;
+    expect(without.tmpdir_env).toBeUndefined();
+    expect(registry.agent.acp_profiles[0]!.fingerprint).not.toBe(without.fingerprint);
+    expect((await load(toml(deployment(profile({ id: "x", command: AGENT, tmpdir_env: [] }))))).registry.agent.acp_profiles[0]!.fingerprint).toBe(without.fingerprint);
+  });
+
   test("a 28-character id (32-character runtime id), 16 profiles and 32 args are accepted", async () => {
     const id = `a${"b".repeat(27)}`;
     const many = Array.from({ length: 16 }, (_, i) => profile({ id: i === 0 ? id : `p${i}`, command: AGENT, args: Array.from({ length: 32 }, (_, j) => `arg${j}`) })).join("");
@@ -100,6 +109,10 @@ describe("ACP profiles: refused", () => {
     ["string use_proxy", profile({ id: "x", command: AGENT, use_proxy: "false" }), "agent.acp_profiles[0].use_proxy", "expected a boolean"],
     ["zero probe timeout", profile({ id: "x", command: AGENT, probe_timeout_seconds: 0 }), "agent.acp_profiles[0].probe_timeout_seconds", "1 to 600"],
     ["huge shutdown timeout", profile({ id: "x", command: AGENT, shutdown_timeout_seconds: 121 }), "agent.acp_profiles[0].shutdown_timeout_seconds", "1 to 120"],
+    ["tmpdir_env redirecting the loader", profile({ id: "x", command: AGENT, tmpdir_env: ["LD_PRELOAD"] }), "agent.acp_profiles[0].tmpdir_env[0]", "must not be redirected"],
+    ["tmpdir_env redirecting serverfs", profile({ id: "x", command: AGENT, tmpdir_env: ["CLAUDE_CODE_TMPDIR", "SERVERFS_RUN_ID"] }), "agent.acp_profiles[0].tmpdir_env[1]", "must not be redirected"],
+    ["tmpdir_env with a bad name", profile({ id: "x", command: AGENT, tmpdir_env: ["A=B"] }), "agent.acp_profiles[0].tmpdir_env[0]", "a variable name"],
+    ["tmpdir_env with nine names", profile({ id: "x", command: AGENT, tmpdir_env: Array.from({ length: 9 }, (_, i) => `T${i}`) }), "agent.acp_profiles[0].tmpdir_env", "at most 8"],
   ];
   if (!isRoot) cases.push(["non-executable command", profile({ id: "x", command: notExec }), "agent.acp_profiles[0].command", "not executable"]);
   for (const [name, text, key, reason] of cases) {

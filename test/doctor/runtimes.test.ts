@@ -9,6 +9,7 @@ import path from "node:path";
 import { acpCommandCheck } from "../../src/doctor/checks/acp-profiles.ts";
 import { boundedRun } from "../../src/doctor/bounded-run.ts";
 import { acpFingerprint } from "../../src/config/fingerprint.ts";
+import { resolveExecutable } from "../../src/runtimes/kernel/executable.ts";
 import { ACP_FIXTURES, BUN, cleanup, makeDeployment, pidAlive, processesWith, runDoctor, startBridge, type Deployment } from "./helpers.ts";
 
 const dirs: string[] = [];
@@ -176,6 +177,22 @@ describe("native runtimes", () => {
     fs.writeFileSync(d.config, fs.readFileSync(d.config, "utf8").replace(`bin = ${q(codex)}`, `bin = "codex"`));
     const onPath = await runDoctor(d, [], { PATH: `${bin}:${process.env.PATH ?? ""}` });
     expect(onPath.line("runtime codex")).toBe(`runtime codex: OK -- ${codex}: codex-cli 9.9.9`);
+  }, 30_000);
+
+  test("doctor and the Bridge use one lookup: a bare name reachable only through a relative PATH entry is not found by either", async () => {
+    const bin = fs.mkdtempSync(path.join("/tmp", "sfs-doctor-bin-"));
+    dirs.push(bin);
+    script(bin, "codex", `echo "codex-cli 9.9.9"`);
+    const relative = path.relative(process.cwd(), bin);
+    const d = deployment("");
+    fs.writeFileSync(
+      d.config,
+      fs.readFileSync(d.config, "utf8").replace("enable_fake_runtime = true\n", `enable_fake_runtime = true\n[agent.codex]\nenabled = true\nbin = "codex"\nuse_proxy = false\n`),
+    );
+    const PATH = `${relative}:/nonexistent-sfs-dir`;
+    expect(resolveExecutable("codex", PATH)).toBeNull();
+    const r = await runDoctor(d, [], { PATH });
+    expect(r.line("runtime codex")).toContain("FAIL -- 'codex' is not on PATH");
   }, 30_000);
 
   test("a --version that hangs and forks a setsid grandchild: bounded, then the whole tree is stopped with proof", async () => {

@@ -16,7 +16,7 @@ import { TaskStore } from "../../src/bridge/store/tasks.ts";
 import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../src/config/defaults.ts";
 import type { AcpProfile, AgentConfig, Registry } from "../../src/config/types.ts";
 import { acpRuntimeFamily } from "../../src/runtimes/acp/index.ts";
-import type { Diagnostics } from "../../src/runtimes/native/turn-support.ts";
+import type { Diagnostics } from "../../src/runtimes/kernel/turn-support.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../../src/runtimes/types.ts";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);

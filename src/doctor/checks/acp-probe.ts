@@ -15,11 +15,11 @@ import { providerEnvironment } from "../../bridge/provider-env.ts";
 import type { AcpProfile } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { snapshotFrom } from "../../runtimes/acp/capabilities.ts";
-import { childEnvExtras } from "../../runtimes/acp/child-env.ts";
+import { childEnvExtras } from "../../runtimes/kernel/child-env.ts";
 import { AcpPeer } from "../../runtimes/acp/connection.ts";
 import { CANCELLED_OUTCOME } from "../../runtimes/acp/permissions.ts";
 import { isAuthRefusal } from "../../runtimes/acp/protocol-errors.ts";
-import { closeChildInput } from "../../runtimes/acp/transport.ts";
+import { closeChildInput } from "../../runtimes/kernel/child-input.ts";
 import { CLIENT_CAPABILITIES, CLIENT_INFO } from "../../runtimes/acp/turn.ts";
 import { doctorRunId, printableLine } from "../bounded-run.ts";
 import type { DoctorContext } from "../context.ts";
@@ -110,7 +110,7 @@ export async function acpProbe(ctx: DoctorContext, profile: AcpProfile): Promise
       proc = await containment().spawn({
         argv: [profile.command, ...profile.args],
         cwd: dir,
-        env: { ...env, ...childEnvExtras({ proxy: ctx.registry.agent.proxy, useProxy: profile.use_proxy, tmpDir: dir }) },
+        env: { ...env, ...childEnvExtras({ proxy: ctx.registry.agent.proxy, useProxy: profile.use_proxy, tmpDir: dir, tmpDirVariables: profile.tmpdir_env ?? [] }) },
         runId: doctorRunId(),
         stderrLimitBytes: 16 * 1024,
       });

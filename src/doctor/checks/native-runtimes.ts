@@ -2,31 +2,32 @@
 // path, or a bare name on PATH) and answers `--version` within a bound, run in a containment set
 // whose whole tree is stopped afterwards. Each is followed by what its own settings mean for
 // approvals (native-approvals.ts).
-import fs from "node:fs";
-import path from "node:path";
 import type { NativeRuntimeName } from "../../config/types.ts";
+import { NATIVE_RUNTIMES } from "../../runtimes/catalog.ts";
+import { lookupExecutable } from "../../runtimes/kernel/executable.ts";
 import { boundedRun, printableLine } from "../bounded-run.ts";
 import type { DoctorContext } from "../context.ts";
 import { approvalsCheck } from "./native-approvals.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
 
 export const VERSION_TIMEOUT_MS = 10_000;
-const NATIVE: readonly NativeRuntimeName[] = ["codex", "claude", "qoder"];
+const NATIVE = NATIVE_RUNTIMES;
 
+/** The Bridge's own lookup (runtimes/kernel/executable.ts), worded for the operator. */
 function resolveBin(bin: string): { file: string } | { why: string } {
-  if (path.isAbsolute(bin)) {
-    try {
-      const st = fs.statSync(bin);
-      if (!st.isFile()) return { why: `${bin} is not a regular file` };
-      if (process.platform !== "win32") fs.accessSync(bin, fs.constants.X_OK);
-      return { file: bin };
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      return { why: code === "ENOENT" ? `${bin} does not exist` : `${bin} is not executable by this user` };
-    }
+  const found = lookupExecutable(bin);
+  if ("file" in found) return found;
+  switch (found.problem) {
+    case "not_on_path":
+      return { why: `'${bin}' is not on PATH` };
+    case "missing":
+      return { why: `${bin} does not exist` };
+    case "directory":
+    case "not_file":
+      return { why: `${bin} is not a regular file` };
+    case "not_executable":
+      return { why: `${bin} is not executable by this user` };
   }
-  const found = Bun.which(bin);
-  return found ? { file: found } : { why: `'${bin}' is not on PATH` };
 }
 
 async function checkOne(ctx: DoctorContext, name: NativeRuntimeName): Promise<CheckResult> {

@@ -2,6 +2,7 @@
 // credentialless by construction (the loader refuses user:password@ and the .env credential
 // keys), so printing host:port shows nothing secret.
 import net from "node:net";
+import { NATIVE_RUNTIMES } from "../../runtimes/catalog.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
 
@@ -26,7 +27,7 @@ function tcpConnect(host: string, port: number, timeoutMs: number): Promise<{ ok
 
 export async function proxyCheck(ctx: DoctorContext): Promise<CheckResult> {
   const proxy = ctx.registry.agent.proxy;
-  const users = (["codex", "claude", "qoder"] as const).filter((n) => ctx.registry.agent[n].enabled && ctx.registry.agent[n].use_proxy);
+  const users = NATIVE_RUNTIMES.filter((n) => ctx.registry.agent[n].enabled && ctx.registry.agent[n].use_proxy);
   const acpUsers = ctx.registry.agent.acp_profiles.filter((p) => p.use_proxy).map((p) => p.runtime);
   const routed = [...users, ...acpUsers];
   if (!proxy.enabled || proxy.url === null) {

@@ -4,8 +4,8 @@
 import * as fs from "node:fs";
 import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
-import { TurnAdapter } from "../native/turn-adapter.ts";
-import type { Diagnostics } from "../native/turn-support.ts";
+import { TurnAdapter } from "../kernel/turn-adapter.ts";
+import type { Diagnostics } from "../kernel/turn-support.ts";
 import type { RuntimeInfo, RuntimeServices, TaskContext } from "../types.ts";
 import { runtimeInfo, type CapabilitySnapshot } from "./capabilities.ts";
 import { parseSnapshot } from "./snapshot.ts";

@@ -4,7 +4,7 @@ import { providerEnvironment } from "../../bridge/provider-env.ts";
 import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
 import { createLogger, type Logger } from "../../log.ts";
-import type { Diagnostics } from "../native/turn-support.ts";
+import type { Diagnostics } from "../kernel/turn-support.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../types.ts";
 import { AcpAdapter } from "./adapter.ts";
 

@@ -48,13 +48,3 @@ export function agentRefused(method: string, err: unknown): ServerfsError {
 export function protocolError(why: string): ServerfsError {
   return new ServerfsError("AGENT_ACP_PROTOCOL_ERROR", `the agent broke the ACP protocol: ${why}`);
 }
-
-/** A short, single-line, bounded rendering of an agent's error for private diagnostics only. */
-export function privateErrorText(err: unknown, limit = 512): string {
-  let text: string;
-  if (err instanceof acp.RequestError) text = `${err.code} ${err.message}`;
-  else if (err instanceof Error) text = `${err.name}: ${err.message}`;
-  else text = String(err);
-  text = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
-}

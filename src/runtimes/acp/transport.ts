@@ -11,6 +11,7 @@
 //     name, in arrival order, and mapped defensively there (mapping.ts).
 import * as acp from "@agentclientprotocol/sdk";
 import type { FileSink } from "bun";
+import { closeChildInput } from "../kernel/child-input.ts";
 
 /** What the SDK's JSON.stringify of a protocol-level error response always starts with. */
 const PROTOCOL_ERROR_PREFIX = new TextEncoder().encode('{"jsonrpc":"2.0","id":null,"error":');
@@ -75,14 +76,4 @@ export function childStream(pipes: ChildPipes, events: TransportEvents, maxMessa
   });
   const stream = acp.ndJsonStream(output, pipes.stdout, maxMessageBytes === undefined ? {} : { maxMessageBytes });
   return { writable: stream.writable, readable: rerouteSessionUpdates(stream.readable) };
-}
-
-/** End the child's stdin (the polite "we are done" every well-behaved agent exits on). */
-export function closeChildInput(pipes: ChildPipes): void {
-  try {
-    const r = pipes.stdin.end();
-    if (r instanceof Promise) r.catch(() => {});
-  } catch {
-    // Already closed.
-  }
 }

@@ -2,37 +2,17 @@
 // (@anthropic-ai/claude-agent-sdk), the CLI started by us inside the task's containment set. The
 // SDK is imported lazily, on the first task, so a Bridge without Claude never loads it.
 // Capabilities are those the offline end-to-end suite proves (test/runtimes/claude).
-import { NativeTurnAdapter } from "../native/turn-adapter.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
+import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { ClaudeTurn } from "./turn.ts";
 
-export const CLAUDE_CAPABILITIES = {
-  persistent_session: true,
-  live_steer: false,
-  interactive_approval: true,
-  interactive_question: true,
-  in_flight_recovery: "session-resume",
-  model_override: true,
-  model_discovery: "unsupported",
-} as const;
-
-/** `2.1.332 (Claude Code)` → `2.1.332`. */
 export function parseClaudeVersion(line: string): string | null {
-  const m = /^(\d+\.\d+\.\d+\S*)\s*(\(Claude Code\))?$/.exec(line);
-  return m ? m[1]! : null;
+  return parseNativeVersion(NATIVE_DESCRIPTORS.claude, line);
 }
 
 export class ClaudeAdapter extends NativeTurnAdapter<ClaudeTurn> {
-  override readonly name = "claude";
-  protected override readonly sessionNoun = "Claude session";
-  protected override readonly turnNoun = "Claude turn";
-  protected override readonly executableName = "claude";
-  protected override readonly reattachDetail = "a Claude Code child cannot be reattached after a restart";
-  protected override readonly capabilities = CLAUDE_CAPABILITIES;
-
-  protected override parseVersion(line: string): string | null {
-    return parseClaudeVersion(line);
-  }
+  protected override readonly descriptor = NATIVE_DESCRIPTORS.claude;
 
   async listModels(): Promise<Record<string, unknown>> {
     return { runtime: this.name, status: "unsupported", scope: "none", source: "claude_code", models: [], detail: "Claude Code has no model catalog to list; pass an explicit model id" };

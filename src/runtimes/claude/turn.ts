@@ -1,22 +1,22 @@
 // One ServerFS task (or continuation) on Claude Code through the Claude Agent SDK: the SDK drives
 // the CLI's stream-json protocol, and we start the CLI (spawnClaudeCodeProcess) so it lives in the
 // task's containment set. permissionMode is pinned to "default" and canUseTool is always set, so
-// a user's bypass/auto mode cannot skip the human (agent-reference §7.1). The prompt is a
+// a user's bypass/auto mode cannot skip the human (docs/runtimes.md, Claude). The prompt is a
 // one-message stream kept open until the turn's result, which is what lets `interrupt()` work.
 // Cancel: withdraw a pending human wait (deny + interrupt to the CLI), `interrupt()`, then the
 // containment set is stopped with proof — the SDK's own abort is never trusted for that.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
-import { childEnvExtras } from "../acp/child-env.ts";
-import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, runTurnFrame, stopWithProof, type Diagnostics } from "../native/turn-support.ts";
+import { childEnvExtras } from "../kernel/child-env.ts";
+import { ProviderTurn } from "../kernel/provider-turn.ts";
+import { cancelledError, type Diagnostics } from "../kernel/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { ContainedSpawn } from "./contained-spawn.ts";
-import { DENY_MESSAGE, askHuman, type PermissionResult, type ToolPermissionContext } from "./permissions.ts";
+import { DENY_MESSAGE, askHuman, type PermissionResult, type ToolPermissionContext } from "../kernel/tool-permissions.ts";
 
 const INTERRUPT_BOUND_MS = 3_000;
 const DRAIN_AFTER_RESULT_MS = 5_000;
-const MAX_ID_CHARS = 512;
 
 export interface ClaudeTurnOptions {
   exe: string;
@@ -31,42 +31,35 @@ export interface ClaudeTurnOptions {
 type SdkModule = typeof import("@anthropic-ai/claude-agent-sdk");
 type Query = ReturnType<SdkModule["query"]>;
 
-export class ClaudeTurn {
-  private readonly stopping = new AbortController();
+export class ClaudeTurn extends ProviderTurn {
   private readonly sdkAbort = new AbortController();
   private query: Query | null = null;
   private spawned: ContainedSpawn | null = null;
-  private sessionId: string | null = null;
-  private cancelRequested = false;
   private endInput!: () => void;
   private readonly inputDone = new Promise<void>((r) => (this.endInput = r));
-  private interactionChain: Promise<unknown> = Promise.resolve();
-  private readonly humanWaits = new Set<AbortController>();
-  private readonly idle: IdleWatchdog;
-  private idleFailure: ServerfsError | null = null;
-  private readonly diagnostics: TaskDiagnostics;
+  /** What the turn was ended with (idle, an interaction's error, an event bound); the SDK's own error says less. */
+  private ended: ServerfsError | null = null;
+  private failWith!: (err: ServerfsError) => void;
+  private readonly failed = new Promise<never>((_, reject) => (this.failWith = reject));
+  private nextWait = 0;
 
   constructor(
-    private readonly ctx: TaskContext,
+    ctx: TaskContext,
     private readonly opts: ClaudeTurnOptions,
   ) {
-    this.diagnostics = new TaskDiagnostics(opts.diagnostics, "claude", ctx);
-    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
-      this.idleFailure = new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `claude code sent nothing for ${seconds} s`);
-      this.stopping.abort(this.idleFailure);
-      void this.interruptThenAbort();
+    super(ctx, {
+      runtime: "claude",
+      provider: "claude code",
+      failedText: "claude code failed",
+      tmpPrefix: "claude",
+      tmpRoot: opts.tmpRoot,
+      idleSeconds: opts.agent.event_idle_timeout_seconds,
+      diagnostics: opts.diagnostics,
     });
+    this.failed.catch(() => {});
   }
 
-  cancel(): void {
-    if (this.cancelRequested) return;
-    this.cancelRequested = true;
-    for (const w of this.humanWaits) w.abort();
-    this.stopping.abort(cancelledError());
-    void this.interruptThenAbort();
-  }
-
-  private async interruptThenAbort(): Promise<void> {
+  protected override async interrupt(): Promise<void> {
     const q = this.query;
     if (q !== null) {
       await Promise.race([q.interrupt().catch(() => {}), new Promise((r) => setTimeout(r, INTERRUPT_BOUND_MS))]);
@@ -75,34 +68,30 @@ export class ClaudeTurn {
     this.sdkAbort.abort();
   }
 
-  run(): Promise<AdapterResult> {
-    return runTurnFrame(this.ctx, this, this.opts.tmpRoot, `claude-${this.ctx.runId}`, (tmpDir) => this.drive(tmpDir));
+  protected override fail(err: ServerfsError): void {
+    this.ended = err;
+    this.failWith(err);
+    void this.interrupt();
   }
 
-  /** After the run, whatever its end: no idle timer, and the prompt stream ended. */
-  cleanup(): void {
-    this.idle.clear();
+  protected override connectionFailure(): Promise<never> {
+    return this.failed;
+  }
+
+  protected override failureFor(err: unknown): ServerfsError {
+    return this.ended ?? super.failureFor(err);
+  }
+
+  /** The prompt stream ended, whatever the run's end. */
+  protected override onCleanup(): void {
     this.endInput();
   }
 
-  private async drive(tmpDir: string): Promise<AdapterResult> {
-    let result: AdapterResult;
-    try {
-      result = await this.converse(tmpDir);
-    } catch (err) {
-      const failure = this.cancelRequested ? cancelledError() : (this.idleFailure ?? toServerfsError(err, "AGENT_PROVIDER_ERROR", "claude code failed"));
-      if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diagnostics.record("sdk_error", err instanceof Error ? err.message : "error");
-      await this.teardown();
-      throw failure;
-    }
-    await this.teardown();
-    return result;
-  }
-
-  private async converse(tmpDir: string): Promise<AdapterResult> {
+  protected override async launch(tmpDir: string): Promise<void> {
     const sdk: SdkModule = await import("@anthropic-ai/claude-agent-sdk");
     if (this.cancelRequested) throw cancelledError();
-    const env = childEnvExtras({ proxy: this.opts.agent.proxy, useProxy: this.opts.config.use_proxy, tmpDir });
+    // Claude Code ignores TMPDIR and reads CLAUDE_CODE_TMPDIR (docs/runtimes.md).
+    const env = childEnvExtras({ proxy: this.opts.agent.proxy, useProxy: this.opts.config.use_proxy, tmpDir, tmpDirVariables: ["CLAUDE_CODE_TMPDIR"] });
     // A Bridge-owned CLI must not replace its own binary under the operator.
     env.DISABLE_AUTOUPDATER = "1";
     const prompt = this.ctx.prompt;
@@ -133,15 +122,18 @@ export class ClaudeTurn {
         },
       },
     });
+  }
+
+  protected override async converse(): Promise<AdapterResult> {
     let final: AdapterResult | null = null;
     this.touchIdle();
-    const iterator = this.query[Symbol.asyncIterator]();
+    const iterator = this.query![Symbol.asyncIterator]();
     for (;;) {
-      const next = await abortable(iterator.next(), this.stopping.signal);
+      const next = await this.abortable(iterator.next());
       if (next.done) break;
       this.touchIdle();
       const msg = next.value as Record<string, unknown>;
-      if (msg.type === "system" && msg.subtype === "init") this.adoptSession(msg.session_id);
+      if (msg.type === "system" && msg.subtype === "init") this.onSessionId(msg.session_id);
       else if (msg.type === "assistant") this.onAssistant(msg);
       else if (msg.type === "result") {
         this.idle.clear();
@@ -157,11 +149,9 @@ export class ClaudeTurn {
     return final;
   }
 
-  private adoptSession(raw: unknown): void {
-    if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_ID_CHARS || this.sessionId === raw) return;
-    this.sessionId = raw;
-    this.ctx.recordNativeIds(raw, null);
-    this.emit("turn.started", {});
+  /** The session id arrives with `init` (and again with the result); the turn starts with the first. */
+  private onSessionId(raw: unknown): void {
+    if (this.adoptSession(raw)) this.emit("turn.started", {});
   }
 
   private onAssistant(msg: Record<string, unknown>): void {
@@ -180,7 +170,7 @@ export class ClaudeTurn {
   }
 
   private onResult(msg: Record<string, unknown>): AdapterResult {
-    this.adoptSession(msg.session_id);
+    this.onSessionId(msg.session_id);
     if (msg.subtype !== "success" || msg.is_error === true) {
       if (this.cancelRequested) throw cancelledError();
       this.diagnostics.record("result_error", typeof msg.subtype === "string" ? msg.subtype : "error");
@@ -188,72 +178,48 @@ export class ClaudeTurn {
     }
     const denials = Array.isArray(msg.permission_denials) ? msg.permission_denials.length : 0;
     if (denials > 0) this.emit("permission.denied", { count: denials });
-    return { finalResponse: typeof msg.result === "string" ? msg.result : "", nativeSessionId: this.sessionId, nativeTurnId: null };
+    return this.finished(typeof msg.result === "string" ? msg.result : "");
   }
 
   private canUseTool(tool: string, input: Record<string, unknown>, opts: ToolPermissionContext & { signal: AbortSignal }): Promise<PermissionResult> {
-    const run = this.interactionChain.then(() => this.broker(tool, input, opts));
-    this.interactionChain = run.catch(() => {});
-    return run;
+    const key = String(this.nextWait++);
+    return this.humanWaits.enqueue(key, (withdrawn) => this.broker(key, tool, input, opts, withdrawn));
   }
 
-  private async broker(tool: string, input: Record<string, unknown>, opts: ToolPermissionContext & { signal: AbortSignal }): Promise<PermissionResult> {
+  private async broker(key: string, tool: string, input: Record<string, unknown>, opts: ToolPermissionContext & { signal: AbortSignal }, withdrawn: AbortSignal): Promise<PermissionResult> {
     const refusal: PermissionResult = { behavior: "deny", message: DENY_MESSAGE, interrupt: true };
-    if (this.stopping.signal.aborted || opts.signal?.aborted) return refusal;
-    const wait = new AbortController();
-    const onProviderCancel = () => {
-      // Claude Code withdrew the request (e.g. after an interrupt): stale, not answered.
-      this.ctx.abandonInteraction();
-      wait.abort();
-    };
+    if (this.stopping.signal.aborted || withdrawn.aborted || opts.signal?.aborted) return refusal;
+    // Claude Code withdrew the request (e.g. after an interrupt): stale, not answered.
+    const onProviderCancel = () => this.humanWaits.withdraw(key, this.ctx);
     opts.signal?.addEventListener("abort", onProviderCancel, { once: true });
-    this.humanWaits.add(wait);
-    this.idle.clear();
     try {
-      return await askHuman(this.ctx, tool, input, opts, wait.signal);
+      return await this.withHuman(() => askHuman(this.ctx, tool, input, opts, withdrawn));
     } catch (err) {
       // Expiry or staleness ends the turn with that error, unless this is a cancel (already terminal).
-      if (!this.stopping.signal.aborted && !wait.signal.aborted) {
-        this.idleFailure = toServerfsError(err, "AGENT_PROVIDER_ERROR");
-        void this.interruptThenAbort();
-      }
+      if (!this.stopping.signal.aborted && !withdrawn.aborted) this.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
       return refusal;
     } finally {
       opts.signal?.removeEventListener("abort", onProviderCancel);
-      this.humanWaits.delete(wait);
-      this.touchIdle();
     }
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
-    try {
-      this.ctx.emitEvent(type, payload);
-    } catch (err) {
-      this.idleFailure = toServerfsError(err, "AGENT_EVENT_TOO_LARGE");
-      void this.interruptThenAbort();
-    }
-  }
-
-  private touchIdle(): void {
-    if (this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
-    this.idle.restart();
-  }
-
-  /** The CLI's containment set is stopped and the stop proved, whatever the SDK did. */
-  private async teardown(): Promise<void> {
-    this.idle.clear();
+  protected override async close(): Promise<void> {
     this.endInput();
-    const spawned = this.spawned;
-    if (spawned === null) return;
-    let proc: ContainedProcess;
+  }
+
+  /** The CLI's containment set, once the SDK has had it started. */
+  protected override async child(): Promise<ContainedProcess | null> {
+    if (this.spawned === null) return null;
     try {
-      proc = await spawned.started;
+      return await this.spawned.started;
     } catch {
-      return;
+      return null;
     }
-    if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
+  }
+
+  /** The CLI's set is stopped and the stop proved by the kernel, whatever the SDK did. */
+  protected override afterExitGrace(): void {
     this.sdkAbort.abort();
-    await stopWithProof(proc, "claude code", (kind, detail) => this.diagnostics.record(kind, detail));
   }
 }
 

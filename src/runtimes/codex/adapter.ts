@@ -4,37 +4,18 @@
 // (test/runtimes/codex): approvals, questions, live steering, session resume, model override
 // and catalog discovery.
 import { ServerfsError } from "../../errors.ts";
-import { NativeTurnAdapter } from "../native/turn-adapter.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
+import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { discoverModels } from "./models.ts";
 import { CodexTurn } from "./turn.ts";
 
-export const CODEX_CAPABILITIES = {
-  persistent_session: true,
-  live_steer: true,
-  interactive_approval: true,
-  interactive_question: true,
-  in_flight_recovery: "session-resume",
-  model_override: true,
-  model_discovery: "runtime_catalog",
-} as const;
-
 export function parseCodexVersion(line: string): string | null {
-  const m = /^codex(?:-cli)?\s+(\S+)/.exec(line);
-  return m ? m[1]! : null;
+  return parseNativeVersion(NATIVE_DESCRIPTORS.codex, line);
 }
 
 export class CodexAdapter extends NativeTurnAdapter<CodexTurn> {
-  override readonly name = "codex";
-  protected override readonly sessionNoun = "codex thread";
-  protected override readonly turnNoun = "codex turn";
-  protected override readonly executableName = "codex";
-  protected override readonly reattachDetail = "a Bridge-owned codex app-server cannot be reattached after a restart";
-  protected override readonly capabilities = CODEX_CAPABILITIES;
-
-  protected override parseVersion(line: string): string | null {
-    return parseCodexVersion(line);
-  }
+  protected override readonly descriptor = NATIVE_DESCRIPTORS.codex;
 
   async listModels(): Promise<Record<string, unknown>> {
     const base = { runtime: this.name, source: "codex_app_server" };

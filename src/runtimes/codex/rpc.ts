@@ -1,9 +1,9 @@
 // The Codex app-server wire: newline-delimited JSON-RPC over the child's stdin/stdout WITHOUT the
-// "jsonrpc" field (native-findings §1). Client requests carry our ids; server requests carry the
+// "jsonrpc" field (docs/runtimes.md, Codex). Client requests carry our ids; server requests carry the
 // server's own ids (its counter starts at 0), so the two id spaces never mix.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError } from "../../errors.ts";
-import { JsonLineConnection } from "../native/json-lines.ts";
+import { JsonLineConnection } from "../kernel/json-lines.ts";
 
 /** One message line may carry a whole rollout (thread/resume); beyond this it is not Codex. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;

@@ -4,24 +4,14 @@
 // request to a human, and end with the child's input closed and its set stopped with proof.
 // Cancel is terminal-first: the service has already persisted it when ctx.signal aborts; here a
 // pending human wait answers Codex "cancel", `turn/interrupt` is sent, and because unified-exec
-// keeps a running command alive after an interrupt (native-findings §1 "Cancellation") the whole
-// containment set is stopped rather than trusting the interrupt.
-import type { ContainedProcess } from "../../../platform/types.ts";
+// keeps a running command alive after an interrupt (docs/runtimes.md, Codex) the whole containment
+// set is stopped rather than trusting the interrupt.
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
-import { childEnvExtras } from "../acp/child-env.ts";
-import { closeChildInput } from "../acp/transport.ts";
-import {
-  HumanWaits,
-  IdleWatchdog,
-  TaskDiagnostics,
-  abortable,
-  cancelledError,
-  runTurnFrame,
-  stopWithProof,
-  untilWithdrawn,
-  type Diagnostics,
-} from "../native/turn-support.ts";
+import { childEnvExtras } from "../kernel/child-env.ts";
+import { closeChildInput } from "../kernel/child-input.ts";
+import { MAX_NATIVE_ID_CHARS, ProviderTurn } from "../kernel/provider-turn.ts";
+import { cancelledError, untilWithdrawn, type Diagnostics } from "../kernel/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import {
   COMMAND_APPROVAL,
@@ -46,8 +36,6 @@ export const APPROVALS_REVIEWER = "user";
 const HANDSHAKE_TIMEOUT_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const INTERRUPT_GRACE_MS = 3_000;
-const STDERR_TAIL_BYTES = 64 * 1024;
-const MAX_ID_CHARS = 512;
 
 export interface CodexTurnOptions {
   exe: string;
@@ -71,43 +59,36 @@ interface TurnOutcome {
   errorMessage: string | null;
 }
 
-export class CodexTurn {
-  private readonly stopping = new AbortController();
-  private proc: ContainedProcess | null = null;
+export class CodexTurn extends ProviderTurn {
   private rpc: CodexRpc | null = null;
-  private threadId: string | null = null;
+  /** The codex thread is the provider session (`sessionId` in the kernel). */
+  private get threadId(): string | null {
+    return this.sessionId;
+  }
   private turnId: string | null = null;
-  private cancelRequested = false;
   private interrupted = false;
-  private readonly turnIdWaiters: Array<(id: string | null) => void> = [];
   private turnDone!: (o: TurnOutcome) => void;
   private readonly turnCompleted: Promise<TurnOutcome>;
-  /** Codex request ids still waiting on a human. */
-  private readonly humanWaits = new HumanWaits();
-  private readonly fileChanges = new Map<string, string[]>();
   private lastAgentText: string | null = null;
   private finalAnswer: string | null = null;
-  private readonly idle: IdleWatchdog;
-  private readonly diagnostics: TaskDiagnostics;
+  /** Paths of fileChange items, by item id, for the approval that follows them. */
+  private readonly fileChanges = new Map<string, string[]>();
+  private readonly turnIdWaiters: Array<(id: string | null) => void> = [];
 
   constructor(
-    private readonly ctx: TaskContext,
+    ctx: TaskContext,
     private readonly opts: CodexTurnOptions,
   ) {
-    this.diagnostics = new TaskDiagnostics(opts.diagnostics, "codex", ctx);
-    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
-      this.rpc?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `codex sent nothing for ${seconds} s`));
+    super(ctx, {
+      runtime: "codex",
+      provider: "codex",
+      failedText: "codex failed",
+      tmpPrefix: "codex",
+      tmpRoot: opts.tmpRoot,
+      idleSeconds: opts.agent.event_idle_timeout_seconds,
+      diagnostics: opts.diagnostics,
     });
     this.turnCompleted = new Promise((r) => (this.turnDone = r));
-  }
-
-  /** Idempotent: withdraws pending human waits, interrupts the turn, and stops waiting. */
-  cancel(): void {
-    if (this.cancelRequested) return;
-    this.cancelRequested = true;
-    this.humanWaits.abortAll();
-    this.stopping.abort(cancelledError());
-    void this.interrupt();
   }
 
   /** Live steering: waits (bounded) for the turn id, then `turn/steer` with that id as precondition. */
@@ -124,44 +105,35 @@ export class CodexTurn {
     }
   }
 
-  run(): Promise<AdapterResult> {
-    return runTurnFrame(this.ctx, this, this.opts.tmpRoot, `codex-${this.ctx.runId}`, (tmpDir) => this.drive(tmpDir));
-  }
-
-  /** After the run, whatever its end: no idle timer, and no steer left waiting for a turn id. */
-  cleanup(): void {
-    this.idle.clear();
+  /** No steer left waiting for a turn id. */
+  protected override onCleanup(): void {
     for (const w of this.turnIdWaiters.splice(0)) w(null);
   }
 
-  private async drive(tmpDir: string): Promise<AdapterResult> {
+  protected override async launch(tmpDir: string): Promise<void> {
     const launch = appServerLaunch(this.opts, tmpDir);
-    try {
-      this.proc = await this.ctx.spawn({ argv: launch.argv, env: launch.env, stderrLimitBytes: STDERR_TAIL_BYTES });
-    } catch (err) {
-      if (this.cancelRequested) throw cancelledError();
-      this.diag("launch_failed", err);
-      throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "codex app-server could not be started");
-    }
-    this.rpc = new CodexRpc(this.proc, {
+    const proc = await this.spawnChild(launch.argv, launch.env, new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "codex app-server could not be started"));
+    this.rpc = new CodexRpc(proc, {
       onNotification: (m, p) => this.onNotification(m, p),
       onServerRequest: (m, p, id) => this.onServerRequest(m, p, id),
       onActivity: () => this.touchIdle(),
     });
-    try {
-      const result = await this.converse();
-      await this.teardown();
-      return result;
-    } catch (err) {
-      const failure = this.cancelRequested ? cancelledError() : toServerfsError(err, "AGENT_PROVIDER_ERROR", "codex failed");
-      if (!this.cancelRequested && !(err instanceof ServerfsError)) this.diag("unexpected_error", err);
-      this.stopping.abort(failure);
-      await this.teardown();
-      throw failure;
-    }
   }
 
-  private async converse(): Promise<AdapterResult> {
+  protected override fail(err: ServerfsError): void {
+    this.rpc?.fail(err);
+  }
+
+  protected override connectionFailure(): Promise<never> | null {
+    return this.rpc ? this.rpc.failure : null;
+  }
+
+  /** The idle bound runs once the turn has an id (the handshake has its own timeouts). */
+  protected override idleArmed(): boolean {
+    return this.turnId !== null;
+  }
+
+  protected override async converse(): Promise<AdapterResult> {
     const rpc = this.rpc!;
     await this.abortable(
       rpc.request("initialize", { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: true } }, HANDSHAKE_TIMEOUT_MS).catch((err) => {
@@ -192,8 +164,7 @@ export class CodexTurn {
     const threadId = idOf((started as { thread?: { id?: unknown } }).thread?.id);
     if (threadId === null) throw new ServerfsError("AGENT_PROVIDER_ERROR", "codex returned no usable thread id");
     if (resumeId !== null && threadId !== resumeId) throw new ServerfsError("AGENT_SESSION_NOT_RESUMABLE", "codex resumed a different thread");
-    this.threadId = threadId;
-    this.ctx.recordNativeIds(threadId, null);
+    this.adoptSession(threadId);
 
     this.touchIdle();
     const turn = await this.abortable(
@@ -208,7 +179,7 @@ export class CodexTurn {
     this.idle.clear();
     if (outcome.status === "completed") {
       const text = this.finalAnswer ?? this.lastAgentText ?? "";
-      return { finalResponse: text, nativeSessionId: threadId, nativeTurnId: turnId };
+      return this.finished(text, turnId);
     }
     if (outcome.status === "interrupted" && this.cancelRequested) throw cancelledError();
     if (outcome.errorMessage !== null) this.diag("turn_failed", outcome.errorMessage);
@@ -234,7 +205,7 @@ export class CodexTurn {
     });
   }
 
-  private async interrupt(): Promise<void> {
+  protected override async interrupt(): Promise<void> {
     if (this.interrupted || this.rpc === null || this.rpc.closed || this.threadId === null || this.turnId === null) return;
     this.interrupted = true;
     try {
@@ -327,26 +298,8 @@ export class CodexTurn {
       if (refusal === null) throw new ServerfsError("AGENT_TASK_TERMINAL", "the task has ended");
       return refusal;
     }
-    this.idle.clear();
     try {
-      switch (method) {
-        case COMMAND_APPROVAL:
-          return decisionResponse(await untilWithdrawn(this.ctx.requestApproval(commandApproval(params, this.ctx.relativeCwd)), withdrawn));
-        case FILE_CHANGE_APPROVAL: {
-          const paths = typeof params.itemId === "string" ? (this.fileChanges.get(params.itemId) ?? []) : [];
-          return decisionResponse(await untilWithdrawn(this.ctx.requestApproval(fileChangeApproval(params, paths)), withdrawn));
-        }
-        case PERMISSIONS_APPROVAL:
-          return permissionsResponse(params, await untilWithdrawn(this.ctx.requestApproval(permissionsApproval(params)), withdrawn));
-        case USER_INPUT: {
-          const question = userInputQuestion(params);
-          return userInputResponse(params, await untilWithdrawn(this.ctx.askQuestion(question), withdrawn));
-        }
-        default:
-          // MCP elicitations, dynamic tool calls, auth refresh, legacy approvals: not brokered.
-          this.emit("provider.request_refused", { method: method.slice(0, 64) });
-          throw new ServerfsError("PERMISSION_OUTSIDE_POLICY", "ServerFS does not answer this request");
-      }
+      return await this.withHuman(() => this.ask(method, params, withdrawn));
     } catch (err) {
       const e = toServerfsError(err, "AGENT_PROVIDER_ERROR");
       if (e.code === "PERMISSION_OUTSIDE_POLICY" || refusal === null) {
@@ -357,26 +310,28 @@ export class CodexTurn {
       // Expiry or a stale request ends the turn with the interaction's error (unless cancelled).
       if (!this.stopping.signal.aborted && !withdrawn.aborted) this.rpc?.fail(e);
       return refusal;
-    } finally {
-      this.touchIdle();
     }
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
-    try {
-      this.ctx.emitEvent(type, payload);
-    } catch (err) {
-      this.rpc?.fail(toServerfsError(err, "AGENT_EVENT_TOO_LARGE"));
+  private async ask(method: string, params: Record<string, unknown>, withdrawn: AbortSignal): Promise<unknown> {
+    switch (method) {
+      case COMMAND_APPROVAL:
+        return decisionResponse(await untilWithdrawn(this.ctx.requestApproval(commandApproval(params, this.ctx.relativeCwd)), withdrawn));
+      case FILE_CHANGE_APPROVAL: {
+        const paths = typeof params.itemId === "string" ? (this.fileChanges.get(params.itemId) ?? []) : [];
+        return decisionResponse(await untilWithdrawn(this.ctx.requestApproval(fileChangeApproval(params, paths)), withdrawn));
+      }
+      case PERMISSIONS_APPROVAL:
+        return permissionsResponse(params, await untilWithdrawn(this.ctx.requestApproval(permissionsApproval(params)), withdrawn));
+      case USER_INPUT: {
+        const question = userInputQuestion(params);
+        return userInputResponse(params, await untilWithdrawn(this.ctx.askQuestion(question), withdrawn));
+      }
+      default:
+        // MCP elicitations, dynamic tool calls, auth refresh, legacy approvals: not brokered.
+        this.emit("provider.request_refused", { method: method.slice(0, 64) });
+        throw new ServerfsError("PERMISSION_OUTSIDE_POLICY", "ServerFS does not answer this request");
     }
-  }
-
-  private touchIdle(): void {
-    if (this.turnId === null || this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
-    this.idle.restart();
-  }
-
-  private abortable<T>(p: Promise<T>): Promise<T> {
-    return abortable(p, this.stopping.signal, this.rpc ? this.rpc.failure : null);
   }
 
   private providerError(step: string, err: unknown): ServerfsError {
@@ -385,16 +340,13 @@ export class CodexTurn {
     return new ServerfsError("AGENT_PROVIDER_ERROR", `codex refused ${step}`);
   }
 
-  /** Close the app-server's input (it exits on EOF), give it a moment, then stop the set with proof. */
-  private async teardown(): Promise<void> {
-    this.idle.clear();
+  /** Close the app-server's input (it exits on EOF); the kernel then stops the set with proof. */
+  protected override async close(): Promise<void> {
     const proc = this.proc;
     if (proc === null) return;
     if (this.cancelRequested) await this.interrupt();
     this.rpc?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "the task ended"));
     closeChildInput(proc);
-    if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
-    await stopWithProof(proc, "codex", (kind, detail) => this.diag(kind, detail));
   }
 
   /** Codex's stderr is ANSI-coloured tracing: the colour codes go before the common blanking. */
@@ -409,5 +361,5 @@ function textInput(text: string): Record<string, unknown> {
 }
 
 function idOf(v: unknown): string | null {
-  return typeof v === "string" && v.length > 0 && v.length <= MAX_ID_CHARS ? v : null;
+  return typeof v === "string" && v.length > 0 && v.length <= MAX_NATIVE_ID_CHARS ? v : null;
 }

@@ -1,9 +1,10 @@
-// The fake runtime (agent-reference §9.3): enabled only by `agent.enable_fake_runtime`. Each task
+// The fake runtime (docs/runtimes.md): enabled only by `agent.enable_fake_runtime`. Each task
 // runs a real contained child (./provider.ts) that follows the prompt grammar, so every Bridge
 // path — approvals, questions, steering, cancel, crashes, process trees — is exercised for real.
 import path from "node:path";
 import type { FileSink } from "bun";
 import { ServerfsError, isErrorCode } from "../../errors.ts";
+import { FAKE_DESCRIPTOR } from "../catalog.ts";
 import type {
   AdapterResult,
   ApprovalRequest,
@@ -50,24 +51,13 @@ async function observed<T>(ctx: TaskContext, p: Promise<T>): Promise<T> {
 }
 
 export class FakeAdapter implements RuntimeAdapter {
-  readonly name = "fake";
+  readonly name = FAKE_DESCRIPTOR.name;
   private readonly live = new Map<string, Live>();
 
   constructor(private readonly options: FakeAdapterOptions = {}) {}
 
   async probe(): Promise<RuntimeInfo> {
-    return {
-      name: "fake",
-      available: true,
-      version: "phase-a",
-      persistent_session: true,
-      live_steer: true,
-      interactive_approval: true,
-      interactive_question: true,
-      in_flight_recovery: "none",
-      model_override: false,
-      model_discovery: "unsupported",
-    };
+    return { name: FAKE_DESCRIPTOR.name, available: true, version: "phase-a", ...FAKE_DESCRIPTOR.capabilities! };
   }
 
   run(ctx: TaskContext): Promise<AdapterResult> {

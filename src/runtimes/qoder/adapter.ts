@@ -1,39 +1,19 @@
 // The native Qoder runtime: `qodercli` (@qoder-ai/qodercli) in its non-interactive streaming mode,
-// one contained child per task. Qoder cannot run a turn without a Qoder account (native-findings
-// §3), so what this adapter advertises is proved against a recorded-protocol fixture plus the
+// one contained child per task. Qoder cannot run a turn without a Qoder account (docs/runtimes.md,
+// Qoder), so what this adapter advertises is proved against a recorded-protocol fixture plus the
 // real CLI's version and not-logged-in paths; `capability_state: "unmeasured"` says so to callers
 // until a live acceptance run exists (docs/runtimes.md).
-import { NativeTurnAdapter } from "../native/turn-adapter.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
+import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { QoderTurn } from "./turn.ts";
 
-export const QODER_CAPABILITIES = {
-  persistent_session: true,
-  live_steer: false,
-  interactive_approval: true,
-  interactive_question: true,
-  in_flight_recovery: "session-resume",
-  model_override: true,
-  model_discovery: "unsupported",
-  capability_state: "unmeasured",
-} as const;
-
 export function parseQoderVersion(line: string): string | null {
-  const m = /^(?:qodercli\s+)?v?(\d+\.\d+\.\d+\S*)$/.exec(line);
-  return m ? m[1]! : null;
+  return parseNativeVersion(NATIVE_DESCRIPTORS.qoder, line);
 }
 
 export class QoderAdapter extends NativeTurnAdapter<QoderTurn> {
-  override readonly name = "qoder";
-  protected override readonly sessionNoun = "Qoder session";
-  protected override readonly turnNoun = "Qoder turn";
-  protected override readonly executableName = "qodercli";
-  protected override readonly reattachDetail = "a qodercli child cannot be reattached after a restart";
-  protected override readonly capabilities = QODER_CAPABILITIES;
-
-  protected override parseVersion(line: string): string | null {
-    return parseQoderVersion(line);
-  }
+  protected override readonly descriptor = NATIVE_DESCRIPTORS.qoder;
 
   async listModels(): Promise<Record<string, unknown>> {
     return {

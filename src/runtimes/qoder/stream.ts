@@ -1,12 +1,12 @@
 // The qodercli non-interactive streaming protocol (`--print --input-format stream-json
 // --output-format stream-json --permission-prompt-tool stdio`): one JSON object per line each
-// way, Claude-Code-shaped (native-findings §3). The CLI sends `system`/`assistant`/`result`
+// way, Claude-Code-shaped (docs/runtimes.md, Qoder). The CLI sends `system`/`assistant`/`result`
 // messages plus `control_request {subtype:"can_use_tool"}` (answered with `control_response`)
 // and `control_cancel_request`; we send `user` messages and our own control requests
 // (`interrupt`, `set_proxy`).
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError } from "../../errors.ts";
-import { JsonLineConnection } from "../native/json-lines.ts";
+import { JsonLineConnection } from "../kernel/json-lines.ts";
 
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
 

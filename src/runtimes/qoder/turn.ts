@@ -1,31 +1,21 @@
 // One ServerFS task (or continuation) on `qodercli` in its non-interactive streaming mode: spawn it
 // in the task's containment set with permission mode "default" and permission prompts routed to
 // us over stdio (so neither a user's bypass mode nor its own auto mode can skip the human), apply
-// the Agent proxy with `set_proxy` before the prompt (agent-reference §10.5), send one user
+// the Agent proxy with `set_proxy` before the prompt (docs/runtimes.md, Qoder), send one user
 // message, broker every `can_use_tool` to a human, and end with a proved stop of the set.
 // Cancel: withdraw a pending human wait (deny + interrupt), send `interrupt`, then stop the set.
-import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
-import { childEnvExtras } from "../acp/child-env.ts";
-import { DENY_MESSAGE, askHuman, type ToolPermissionContext } from "../claude/permissions.ts";
-import {
-  HumanWaits,
-  IdleWatchdog,
-  TaskDiagnostics,
-  abortable,
-  cancelledError,
-  runTurnFrame,
-  stopWithProof,
-  type Diagnostics,
-} from "../native/turn-support.ts";
+import { childEnvExtras } from "../kernel/child-env.ts";
+import { DENY_MESSAGE, askHuman, type ToolPermissionContext } from "../kernel/tool-permissions.ts";
+import { ProviderTurn } from "../kernel/provider-turn.ts";
+import { cancelledError, type Diagnostics } from "../kernel/turn-support.ts";
 import type { AdapterResult, TaskContext } from "../types.ts";
 import { QoderStream } from "./stream.ts";
 
 const CONTROL_TIMEOUT_MS = 10_000;
 const INTERRUPT_BOUND_MS = 3_000;
-const MAX_ID_CHARS = 512;
-/** What qodercli 1.1.52 answers when no Qoder account is logged in (native-findings §3). */
+/** What qodercli 1.1.52 answers when no Qoder account is logged in (docs/runtimes.md, Qoder). */
 const NOT_LOGGED_IN = /not logged in|please run \/login|authentication (is )?required/i;
 
 export interface QoderTurnOptions {
@@ -55,93 +45,68 @@ export function qoderArgv(exe: string, sessionId: string, resume: boolean, model
   ];
 }
 
-export class QoderTurn {
-  private readonly stopping = new AbortController();
-  private proc: ContainedProcess | null = null;
+export class QoderTurn extends ProviderTurn {
   private stream: QoderStream | null = null;
-  private sessionId: string | null = null;
-  private cancelRequested = false;
   private interrupted = false;
   private resultDone!: (m: Record<string, unknown>) => void;
   private readonly result = new Promise<Record<string, unknown>>((r) => (this.resultDone = r));
-  private readonly humanWaits = new HumanWaits();
-  private readonly idle: IdleWatchdog;
-  private readonly diagnostics: TaskDiagnostics;
 
   constructor(
-    private readonly ctx: TaskContext,
+    ctx: TaskContext,
     private readonly opts: QoderTurnOptions,
   ) {
-    this.diagnostics = new TaskDiagnostics(opts.diagnostics, "qoder", ctx);
-    this.idle = new IdleWatchdog(opts.agent.event_idle_timeout_seconds, (seconds) => {
-      this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `qodercli sent nothing for ${seconds} s`));
+    super(ctx, {
+      runtime: "qoder",
+      provider: "qodercli",
+      failedText: "qodercli failed",
+      tmpPrefix: "qoder",
+      tmpRoot: opts.tmpRoot,
+      idleSeconds: opts.agent.event_idle_timeout_seconds,
+      diagnostics: opts.diagnostics,
     });
   }
 
-  cancel(): void {
-    if (this.cancelRequested) return;
-    this.cancelRequested = true;
-    this.humanWaits.abortAll();
-    this.stopping.abort(cancelledError());
-    void this.interrupt();
-  }
-
-  private async interrupt(): Promise<void> {
+  protected override async interrupt(): Promise<void> {
     if (this.interrupted || this.stream === null || this.stream.closed) return;
     this.interrupted = true;
     await this.stream.control({ subtype: "interrupt" }, INTERRUPT_BOUND_MS).catch(() => {});
   }
 
-  run(): Promise<AdapterResult> {
-    return runTurnFrame(this.ctx, this, this.opts.tmpRoot, `qoder-${this.ctx.runId}`, (tmpDir) => this.drive(tmpDir));
+  protected override fail(err: ServerfsError): void {
+    this.stream?.fail(err);
   }
 
-  cleanup(): void {
-    this.idle.clear();
+  protected override connectionFailure(): Promise<never> | null {
+    return this.stream ? this.stream.failure : null;
   }
 
-  private async drive(tmpDir: string): Promise<AdapterResult> {
-    let out: AdapterResult;
-    try {
-      out = await this.converse(tmpDir);
-    } catch (err) {
-      const failure = this.cancelRequested ? cancelledError() : toServerfsError(err, "AGENT_PROVIDER_ERROR", "qodercli failed");
-      this.stopping.abort(failure);
-      await this.teardown();
-      throw failure;
-    }
-    await this.teardown();
-    return out;
-  }
-
-  private async converse(tmpDir: string): Promise<AdapterResult> {
+  protected override async launch(tmpDir: string): Promise<void> {
     const resume = this.ctx.continueNativeSessionId;
     const sessionId = resume ?? crypto.randomUUID();
     // Known before launch, so a crash mid-turn stays resumable.
     this.adoptSession(sessionId);
     const env = childEnvExtras({ proxy: this.opts.agent.proxy, useProxy: this.opts.config.use_proxy, tmpDir });
-    const proxy = this.opts.config.use_proxy && this.opts.agent.proxy.enabled ? this.opts.agent.proxy.url : null;
-    try {
-      this.proc = await this.ctx.spawn({ argv: qoderArgv(this.opts.exe, sessionId, resume !== null, this.ctx.requestedModel), env, stderrLimitBytes: 64 * 1024 });
-    } catch (err) {
-      if (this.cancelRequested) throw cancelledError();
-      this.diagnostics.record("launch_failed", err instanceof ServerfsError ? err.code : "spawn failed");
-      throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "qodercli could not be started");
-    }
-    this.stream = new QoderStream(this.proc, {
+    const argv = qoderArgv(this.opts.exe, sessionId, resume !== null, this.ctx.requestedModel);
+    const proc = await this.spawnChild(argv, env, new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", "qodercli could not be started"));
+    this.stream = new QoderStream(proc, {
       onMessage: (m) => this.onMessage(m),
       onControlRequest: (id, req) => this.onControlRequest(id, req),
       onControlCancel: (id) => this.onControlCancel(id),
     });
+  }
+
+  protected override async converse(): Promise<AdapterResult> {
+    const proxy = this.opts.config.use_proxy && this.opts.agent.proxy.enabled ? this.opts.agent.proxy.url : null;
     if (proxy !== null) {
+      const stream = this.stream!;
       await this.abortable(
-        this.stream.control({ subtype: "set_proxy", proxy }, CONTROL_TIMEOUT_MS).catch(() => {
+        stream.control({ subtype: "set_proxy", proxy }, CONTROL_TIMEOUT_MS).catch(() => {
           throw new ServerfsError("AGENT_RUNTIME_NOT_READY", "qodercli did not accept the Agent proxy");
         }),
       );
     }
     this.touchIdle();
-    this.stream.sendUser(this.ctx.prompt);
+    this.stream!.sendUser(this.ctx.prompt);
     const result = await this.abortable(this.result);
     this.idle.clear();
     if (result.is_error === true || result.subtype !== "success") {
@@ -151,13 +116,7 @@ export class QoderTurn {
       if (NOT_LOGGED_IN.test(text)) throw new ServerfsError("AGENT_AUTH_REQUIRED", "qodercli is not logged in for this user; log in with qodercli (or set QODER_PAT in the provider env file)");
       throw new ServerfsError("AGENT_PROVIDER_ERROR", `qodercli ended the turn with ${typeof result.subtype === "string" ? result.subtype.slice(0, 48) : "an error"}`);
     }
-    return { finalResponse: typeof result.result === "string" ? result.result : "", nativeSessionId: this.sessionId, nativeTurnId: null };
-  }
-
-  private adoptSession(raw: unknown): void {
-    if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_ID_CHARS || raw === this.sessionId) return;
-    this.sessionId = raw;
-    this.ctx.recordNativeIds(raw, null);
+    return this.finished(typeof result.result === "string" ? result.result : "");
   }
 
   private onMessage(m: Record<string, unknown>): void {
@@ -207,42 +166,19 @@ export class QoderTurn {
       ...(typeof req.decision_reason === "string" ? { decisionReason: req.decision_reason } : {}),
       ...(typeof req.title === "string" ? { title: req.title } : {}),
     };
-    this.idle.clear();
     try {
-      return (await askHuman(this.ctx, tool, input, context, withdrawn)) as Record<string, unknown>;
+      return (await this.withHuman(() => askHuman(this.ctx, tool, input, context, withdrawn))) as Record<string, unknown>;
     } catch (err) {
       if (!this.stopping.signal.aborted && !withdrawn.aborted) this.stream?.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
       return refusal;
-    } finally {
-      this.touchIdle();
     }
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
-    try {
-      this.ctx.emitEvent(type, payload);
-    } catch (err) {
-      this.stream?.fail(toServerfsError(err, "AGENT_EVENT_TOO_LARGE"));
-    }
-  }
-
-  private touchIdle(): void {
-    if (this.humanWaits.size > 0 || this.stopping.signal.aborted) return;
-    this.idle.restart();
-  }
-
-  private abortable<T>(p: Promise<T>): Promise<T> {
-    return abortable(p, this.stopping.signal, this.stream ? this.stream.failure : null);
-  }
-
-  private async teardown(): Promise<void> {
-    this.idle.clear();
-    const proc = this.proc;
-    if (proc === null) return;
+  /** End qodercli's input (it exits on EOF); the kernel then stops the set with proof. */
+  protected override async close(): Promise<void> {
+    if (this.proc === null) return;
     if (this.cancelRequested) await this.interrupt();
     this.stream?.endInput();
-    if (!this.cancelRequested) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2000))]);
     this.stream?.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", "the task ended"));
-    await stopWithProof(proc, "qodercli", (kind, detail) => this.diagnostics.record(kind, detail));
   }
 }

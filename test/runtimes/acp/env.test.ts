@@ -18,9 +18,10 @@ function useEnvFile(text: string): void {
   rig.providerEnvFile = file;
 }
 
-async function envOf(name: string, agent = agentConfig(), useProxy = false): Promise<string> {
+async function envOf(name: string, agent = agentConfig(), useProxy = false, tmpdirEnv?: string[]): Promise<string> {
   const task = rig.task(`env ${name}`);
-  const result = await rig.adapter(profileFor("scripted-agent.ts", [], { use_proxy: useProxy }), agent).run(task);
+  const profile = profileFor("scripted-agent.ts", [], { use_proxy: useProxy, ...(tmpdirEnv ? { tmpdir_env: tmpdirEnv } : {}) });
+  const result = await rig.adapter(profile, agent).run(task);
   return result.finalResponse.slice(name.length + 1);
 }
 
@@ -39,11 +40,17 @@ describe("child environment", () => {
     expect(await envOf("SERVERFS_RUN_ID")).toStartWith("acp-test-");
   });
 
+  // CLAUDE_CODE_TMPDIR is what a Claude-based agent (claude-agent-acp) reads; its profile names it
+  // in tmpdir_env (docs/acp-profiles.md), the generic adapter knows no agent's variables.
   test("TMPDIR and CLAUDE_CODE_TMPDIR point at a per-task directory under the state dir, removed afterwards", async () => {
     const tmp = await envOf("TMPDIR");
     expect(tmp.startsWith(rig.tmpRoot + path.sep)).toBe(true);
-    expect(await envOf("CLAUDE_CODE_TMPDIR")).toStartWith(rig.tmpRoot + path.sep);
+    expect(await envOf("CLAUDE_CODE_TMPDIR", agentConfig(), false, ["CLAUDE_CODE_TMPDIR"])).toStartWith(rig.tmpRoot + path.sep);
     expect(fs.existsSync(tmp)).toBe(false);
+  });
+
+  test("a profile without tmpdir_env gets no agent-specific temp variable", async () => {
+    expect(await envOf("CLAUDE_CODE_TMPDIR")).toBe(process.env.CLAUDE_CODE_TMPDIR ?? "<unset>");
   });
 
   test("proxy variables only when the profile sets use_proxy and the proxy is enabled", async () => {

@@ -35,9 +35,10 @@ export function profileFor(fixture: string, args: string[] = [], overrides: Part
     command,
     args: fullArgs,
     use_proxy: useProxy,
+    ...(overrides.tmpdir_env ? { tmpdir_env: overrides.tmpdir_env } : {}),
     probe_timeout_seconds: overrides.probe_timeout_seconds ?? 20,
     shutdown_timeout_seconds: overrides.shutdown_timeout_seconds ?? 3,
-    fingerprint: acpFingerprint({ id, command, args: fullArgs, use_proxy: useProxy }),
+    fingerprint: acpFingerprint({ id, command, args: fullArgs, use_proxy: useProxy, ...(overrides.tmpdir_env ? { tmpdir_env: overrides.tmpdir_env } : {}) }),
   };
 }
 

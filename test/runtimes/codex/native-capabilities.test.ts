@@ -1,5 +1,5 @@
 // What the three native runtimes advertise, independent of whether the provider packages are
-// installed: the capability table (agent-reference §8.1, narrowed to what the e2e suites prove),
+// installed: the capability table (docs/runtimes.md, narrowed to what the e2e suites prove),
 // availability from the configured executable, registration only when enabled, and the refusals
 // that need no provider at all.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -12,7 +12,7 @@ import { ClaudeAdapter } from "../../../src/runtimes/claude/index.ts";
 import { parseClaudeVersion } from "../../../src/runtimes/claude/adapter.ts";
 import { CodexAdapter } from "../../../src/runtimes/codex/index.ts";
 import { parseCodexVersion } from "../../../src/runtimes/codex/adapter.ts";
-import { resolveExecutable } from "../../../src/runtimes/codex/binary.ts";
+import { resolveExecutable } from "../../../src/runtimes/kernel/executable.ts";
 import { QoderAdapter } from "../../../src/runtimes/qoder/index.ts";
 import { parseQoderVersion } from "../../../src/runtimes/qoder/adapter.ts";
 import type { TaskContext } from "../../../src/runtimes/types.ts";

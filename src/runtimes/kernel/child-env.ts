@@ -1,4 +1,4 @@
-// The variables an ACP agent child gets on top of the Bridge's provider environment (which
+// The variables a provider child (ACP agent or native runtime) gets on top of the Bridge's provider environment (which
 // TaskContext.spawn supplies: the Bridge's own environment, scrubbed, plus the private provider
 // env file): the proxy variables when the profile routes through the Agent proxy, then a per-task
 // temp directory. Nothing a task caller sends reaches this function.
@@ -9,6 +9,8 @@ export interface ChildEnvInput {
   useProxy: boolean;
   /** Per-task temp directory (already created, 0700). */
   tmpDir: string;
+  /** Variables besides TMPDIR the provider reads its temp directory from (its own knowledge). */
+  tmpDirVariables?: readonly string[];
 }
 
 export function childEnvExtras(input: ChildEnvInput): Record<string, string> {
@@ -19,10 +21,10 @@ export function childEnvExtras(input: ChildEnvInput): Record<string, string> {
     env.NO_PROXY = noProxy;
     env.no_proxy = noProxy;
   }
-  // Agents drop sockets, extracted libraries and logs into the temp dir; Claude Code ignores
-  // TMPDIR and reads CLAUDE_CODE_TMPDIR instead (acp-client-findings §8 item 14).
+  // Agents drop sockets, extracted libraries and logs into the temp dir. Some ignore TMPDIR for a
+  // variable of their own: the runtime (or the ACP profile) that knows it names it.
   env.TMPDIR = input.tmpDir;
-  env.CLAUDE_CODE_TMPDIR = input.tmpDir;
+  for (const name of input.tmpDirVariables ?? []) env[name] = input.tmpDir;
   if (process.platform === "win32") {
     env.TEMP = input.tmpDir;
     env.TMP = input.tmpDir;

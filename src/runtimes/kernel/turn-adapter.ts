@@ -8,9 +8,11 @@ import { deploymentPaths } from "../../config/paths.ts";
 import type { AgentConfig, NativeRuntimeConfig, Registry } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { createLogger } from "../../log.ts";
-import { executableVersion, resolveExecutable } from "../codex/binary.ts";
+import { executableVersion } from "./executable-version.ts";
+import { resolveExecutable } from "./executable.ts";
 import type { Diagnostics } from "./turn-support.ts";
-import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, TaskContext, TaskFacts } from "../types.ts";
+import { parseNativeVersion, type NativeRuntimeDescriptor, type NativeRuntimeName } from "../catalog.ts";
+import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, RuntimeServices, TaskContext, TaskFacts } from "../types.ts";
 
 /** One task's turn on its provider child. */
 export interface TaskTurn {
@@ -44,8 +46,8 @@ export abstract class TurnAdapter<T extends TaskTurn> implements RuntimeAdapter 
 
   private async start(ctx: TaskContext): Promise<AdapterResult> {
     if (ctx.profile !== "workspace-write") {
-      // seed §5.4: ServerFS cannot enforce a read-only ACP agent, and holds the native runtimes to
-      // the same rule, so only workspace-write runs.
+      // ServerFS cannot enforce a read-only ACP agent, and holds the native runtimes to the same
+      // rule, so only workspace-write runs (docs/acp-profiles.md, docs/runtimes.md).
       throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${this.name} runs only with the workspace-write profile`);
     }
     const turn = this.newTurn(ctx);
@@ -83,27 +85,30 @@ export interface NativeAdapterOptions {
   diagnostics: Diagnostics;
 }
 
-export type CapabilityTable = Pick<
-  RuntimeInfo,
-  "persistent_session" | "live_steer" | "interactive_approval" | "interactive_question" | "in_flight_recovery" | "model_override" | "model_discovery" | "capability_state"
->;
-
 /**
  * A native runtime: an operator-installed executable, looked up again for every probe and task so
  * an install or removal shows without a Bridge restart, and a capability table fixed by what its
  * end-to-end suite proves.
  */
 export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<T> {
-  /** As in "the <executableName> executable was not found". */
-  protected abstract readonly executableName: string;
-  /** As in "the task has no running <turnNoun>". */
-  protected abstract readonly turnNoun: string;
-  protected abstract readonly capabilities: CapabilityTable;
-  protected abstract parseVersion(firstLine: string): string | null;
+  /** Its catalog entry: runtime name, executable and capability table. */
+  protected abstract readonly descriptor: NativeRuntimeDescriptor;
   protected abstract createTurn(ctx: TaskContext, exe: string): T;
 
   constructor(protected readonly opts: NativeAdapterOptions) {
     super();
+  }
+
+  get name(): string {
+    return this.descriptor.name;
+  }
+
+  protected get sessionNoun(): string {
+    return this.descriptor.sessionNoun;
+  }
+
+  protected get reattachDetail(): string {
+    return this.descriptor.reattachDetail;
   }
 
   protected exe(): string | null {
@@ -116,19 +121,19 @@ export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<
 
   override async probe(): Promise<RuntimeInfo> {
     const exe = this.exe();
-    const version = exe === null ? null : await executableVersion(exe, this.env(), (line) => this.parseVersion(line));
-    return { name: this.name, available: exe !== null && version !== null, version, ...this.capabilities };
+    const version = exe === null ? null : await executableVersion(exe, this.env(), (line) => parseNativeVersion(this.descriptor, line));
+    return { name: this.name, available: exe !== null && version !== null, version, ...this.descriptor.capabilities };
   }
 
   protected override newTurn(ctx: TaskContext): T {
     const exe = this.exe();
-    if (exe === null) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", `the ${this.executableName} executable was not found`);
+    if (exe === null) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", `the ${this.descriptor.executable} executable was not found`);
     return this.createTurn(ctx, exe);
   }
 
   protected activeTurn(taskId: string): T {
     const turn = this.active.get(taskId);
-    if (!turn) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", `the task has no running ${this.turnNoun}`);
+    if (!turn) throw new ServerfsError("AGENT_TASK_NOT_ACTIVE", `the task has no running ${this.descriptor.turnNoun}`);
     return turn;
   }
 
@@ -139,15 +144,13 @@ export abstract class NativeTurnAdapter<T extends TaskTurn> extends TurnAdapter<
   }
 }
 
-/** A native runtime family (the RuntimeFamily shape): its one adapter when its config block is enabled. */
-export function nativeRuntimeFamily(
-  registry: Registry,
-  config: NativeRuntimeConfig,
-  diagnostics: Diagnostics | undefined,
-  build: (opts: NativeAdapterOptions) => RuntimeAdapter,
-): RuntimeAdapter[] {
-  if (!config.enabled) return [];
-  return [build({ config, agent: registry.agent, tmpRoot: deploymentPaths(registry).tmpDir, diagnostics: diagnostics ?? loggerDiagnostics(registry) })];
+/** A native runtime family (the RuntimeFamily shape): its one adapter when `[agent.<name>]` is enabled. */
+export function nativeRuntimeFamily(name: NativeRuntimeName, build: (opts: NativeAdapterOptions) => RuntimeAdapter) {
+  return (registry: Registry, _services: (runtime: string) => RuntimeServices, _options: unknown = {}, diagnostics?: Diagnostics): RuntimeAdapter[] => {
+    const config = registry.agent[name];
+    if (!config.enabled) return [];
+    return [build({ config, agent: registry.agent, tmpRoot: deploymentPaths(registry).tmpDir, diagnostics: diagnostics ?? loggerDiagnostics(registry) })];
+  };
 }
 
 export function loggerDiagnostics(registry: Registry): Diagnostics {

@@ -1,10 +1,8 @@
-// What every provider turn (ACP, Codex, Claude, Qoder) does the same way around its own protocol:
-// the frame of its run, private diagnostics, the event-idle bound, waiting on a human that the
-// provider may withdraw, racing a wait against the turn stopping, and proving the child's
-// containment set stopped.
+// The parts of the turn skeleton (provider-turn.ts) that stand on their own: the frame of a run,
+// private diagnostics, the event-idle bound, waiting on a human that the provider may withdraw,
+// and racing a wait against the turn stopping.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { ContainedProcess } from "../../../platform/types.ts";
 import { Redactor } from "../../bridge/redact.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { TaskContext } from "../types.ts";
@@ -140,21 +138,19 @@ export class HumanWaits {
 }
 
 /** `p`, unless the turn starts stopping (rejects with the reason) or the provider connection fails. */
-export function abortable<T>(p: Promise<T>, stopping: AbortSignal, failure: Promise<never> | null = null): Promise<T> {
-  if (stopping.aborted) return Promise.reject(stopping.reason);
-  return Promise.race([
-    p,
-    failure ?? new Promise<never>(() => {}),
-    new Promise<never>((_, reject) => stopping.addEventListener("abort", () => reject(stopping.reason), { once: true })),
-  ]);
-}
-
-/** Stop the child's containment set; a set that cannot be proved stopped fails the task. */
-export async function stopWithProof(proc: ContainedProcess, provider: string, diag: (kind: string, detail: string) => void): Promise<void> {
-  const evidence = await proc.stop(1000);
-  if (!evidence.proved) {
-    const tail = proc.stderrTail();
-    if (tail.length > 0) diag("stderr_tail", new TextDecoder().decode(tail));
-    throw new ServerfsError("STOP_NOT_PROVED", `${provider}'s processes could not be proved stopped`, { survivors: evidence.survivors.length });
+export async function abortable<T>(p: Promise<T>, stopping: AbortSignal, failure: Promise<never> | null = null): Promise<T> {
+  if (stopping.aborted) throw stopping.reason;
+  let onAbort: (() => void) | null = null;
+  try {
+    return await Promise.race([
+      p,
+      failure ?? new Promise<never>(() => {}),
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(stopping.reason);
+        stopping.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    if (onAbort !== null) stopping.removeEventListener("abort", onAbort);
   }
 }

@@ -1,35 +1,10 @@
-// Finding and identifying an operator-installed provider executable (`[agent.codex] bin` and the
-// like): an absolute path is taken as is, a bare name is looked up on the Bridge's PATH. Shared by
-// the three native runtimes. Asking an executable for its `--version` is the only thing a probe
-// ever runs, bounded in time and started through the platform containment like every provider
-// child, and the answer is cached per (path, size, mtime) so listing runtimes stays cheap.
+// Identifying an operator-installed provider executable (found by executable.ts). Asking it for its
+// `--version` is the only thing a probe ever runs, bounded in time and started through the
+// platform containment like every provider child, and the answer is cached per (path, size,
+// mtime) so listing runtimes stays cheap.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { containment } from "../../../platform/index.ts";
-
-/** Absolute path of an executable regular file, or null. */
-export function resolveExecutable(bin: string, envPath: string | undefined = process.env.PATH): string | null {
-  const candidates: string[] = [];
-  if (path.isAbsolute(bin)) candidates.push(bin);
-  else if (!bin.includes("/") && !bin.includes("\\") && bin.length > 0) {
-    for (const dir of (envPath ?? "").split(path.delimiter)) {
-      if (!path.isAbsolute(dir)) continue;
-      candidates.push(path.join(dir, bin));
-      if (process.platform === "win32") candidates.push(path.join(dir, `${bin}.exe`), path.join(dir, `${bin}.cmd`));
-    }
-  }
-  for (const c of candidates) {
-    try {
-      const st = fs.statSync(c);
-      if (!st.isFile()) continue;
-      if (process.platform !== "win32") fs.accessSync(c, fs.constants.X_OK);
-      return c;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
-}
 
 const versionCache = new Map<string, string>();
 const VERSION_TIMEOUT_MS = 10_000;

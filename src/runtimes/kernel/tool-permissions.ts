@@ -1,4 +1,5 @@
-// Claude Code's `canUseTool` ↔ ServerFS interactions (agent-reference §7.1, §7.2).
+// Claude Code's `canUseTool` ↔ ServerFS interactions (docs/runtimes.md, Claude), shared by
+// qodercli, whose permission prompts have the same shape.
 //   approve_once  → allow with the input unchanged
 //   approve_session → allow + echo the provider's own rule suggestions (addRules) scoped to the
 //                   session; offered only when Claude Code supplied such a suggestion. Mode
@@ -10,7 +11,7 @@
 // allowed, answers returned in `updatedInput.answers` as {question text: "a, b, free text"}.
 import type { PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
 import { ServerfsError } from "../../errors.ts";
-import { untilWithdrawn } from "../native/turn-support.ts";
+import { untilWithdrawn } from "./turn-support.ts";
 import type { ApprovalDecision, ApprovalRequest, ApprovalResolution, QuestionRequest, QuestionResolution, TaskContext } from "../types.ts";
 
 export interface ToolPermissionContext {

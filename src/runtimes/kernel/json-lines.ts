@@ -4,7 +4,7 @@
 // be trusted to report approvals faithfully. What the objects mean is the subclass's business.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError } from "../../errors.ts";
-import { closeChildInput } from "../acp/transport.ts";
+import { closeChildInput } from "./child-input.ts";
 
 export interface Pending {
   resolve(v: unknown): void;
