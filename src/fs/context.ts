@@ -26,12 +26,14 @@ export interface Target {
   readonly parts: string[];
   /** `parts.join("/")`: what outputs and messages show. */
   readonly rel: string;
+  /** The caller's path ends in `/`, `/.` or `/..`: it can only name a directory (as for the kernel). */
+  readonly directoryOnly: boolean;
 }
 
 export interface PrepareOptions {
   mutation?: boolean;
   binary?: boolean;
-  /** The target must be a file (created, replaced or deleted): a directory-only path is INVALID_PATH. */
+  /** The target must be a file (read, created, replaced or deleted): a directory-only path is INVALID_PATH. */
   file?: boolean;
 }
 
@@ -61,8 +63,9 @@ export class Workspace {
     const rel = parts.join("/");
     wd.policy.check(alias, parts, rel);
     if (opts.mutation && parts.length === 0) throw fail("ROOT_MUTATION_NOT_ALLOWED", alias, raw);
-    if (opts.file && namesDirectory(raw)) throw fail("INVALID_PATH", alias, raw);
-    return { wd, alias, parts, rel };
+    const directoryOnly = namesDirectory(raw);
+    if (opts.file && directoryOnly) throw fail("INVALID_PATH", alias, raw);
+    return { wd, alias, parts, rel, directoryOnly };
   }
 
   /** The workdir root descriptor, opened once by its configured path (the only path opened by name). */

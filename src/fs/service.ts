@@ -131,7 +131,7 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
     },
 
     async readTextFile(a) {
-      const t = ws().prepare(a.workdir, a.path);
+      const t = ws().prepare(a.workdir, a.path, { file: true });
       const startLine = positiveIntOrUndefined(t, a.start_line, "start_line") ?? 1;
       const maxLines = clampLimit(positiveIntOrUndefined(t, a.max_lines, "max_lines"), DEFAULT_MAX_LINES, t.wd.workdir.max_read_lines);
       return readTextFile(ws(), t, startLine, maxLines);
@@ -167,7 +167,7 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
     },
 
     async downloadBinaryFile(a) {
-      const t = ws().prepare(a.workdir, a.path, { binary: true });
+      const t = ws().prepare(a.workdir, a.path, { binary: true, file: true });
       return downloadBinaryFile(ws(), t);
     },
 
@@ -177,7 +177,7 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
     },
 
     async readResource(a) {
-      const t = ws().prepare(a.workdir, a.path);
+      const t = ws().prepare(a.workdir, a.path, { file: true });
       return readResource(ws(), t);
     },
 

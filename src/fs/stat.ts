@@ -4,7 +4,7 @@
 
 import fs from "node:fs";
 import { withFd, type Target, type Workspace } from "./context.ts";
-import { openFailure } from "./fail.ts";
+import { fail, openFailure } from "./fail.ts";
 import { mimeTypeFor } from "./mime.ts";
 import { isoSeconds, revisionOf, typeOf, type ObjectType } from "./revision.ts";
 
@@ -28,6 +28,8 @@ export function statFile(ws: Workspace, t: Target): StatOutput {
   }
   const st = withFd(fd, (f) => fs.fstatSync(f, { bigint: true }));
   const type = typeOf(st);
+  // `f.txt/` names a directory, as it does for the kernel (ENOTDIR): never the file itself.
+  if (t.directoryOnly && type !== "directory") throw fail("NOT_A_DIRECTORY", t.alias, t.rel, "the path ends in '/' but does not name a directory");
   const name = t.parts[t.parts.length - 1] ?? "";
   return {
     workdir: t.alias,

@@ -103,6 +103,24 @@ describe("a trailing slash names a directory", () => {
     expect(snapshot(root, "f.txt")).toEqual(before);
   });
 
+  test("reads and stat never reach a file through a directory-only path; directories still may end in '/'", async () => {
+    const { svc, root } = single({ binary_transfer_enabled: true });
+    write(root, "f.txt", "keep\n");
+    fs.mkdirSync(path.join(root, "sub"));
+    write(root, "sub/g.txt", "g\n");
+    const before = snapshot(root, "f.txt");
+    for (const p of ["f.txt/", "f.txt/.", "sub/g.txt//"]) {
+      await expectCode(svc.readTextFile({ workdir: "w", path: p }), "INVALID_PATH");
+      await expectCode(svc.downloadBinaryFile({ workdir: "w", path: p }), "INVALID_PATH");
+      await expectCode(svc.readResource({ workdir: "w", path: p }), "INVALID_PATH");
+      await expectCode(svc.statFile({ workdir: "w", path: p }), "NOT_A_DIRECTORY");
+    }
+    expect((await svc.statFile({ workdir: "w", path: "sub/" })).type).toBe("directory");
+    expect((await svc.listDirectory({ workdir: "w", path: "sub/" })).entries.map((e) => e.name)).toEqual(["g.txt"]);
+    expect((await svc.readTextFile({ workdir: "w", path: "f.txt" })).content).toBe("keep\n");
+    expect(snapshot(root, "f.txt")).toEqual(before);
+  });
+
   test("the root keeps its own code", async () => {
     const { svc } = single();
     await expectCode(svc.createTextFile({ workdir: "w", path: "./", content: "x" }), "ROOT_MUTATION_NOT_ALLOWED");
