@@ -5,7 +5,7 @@
 
 import fs from "node:fs";
 import { ServerfsError } from "../errors.ts";
-import { withFd, type Target, type Workspace } from "./context.ts";
+import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { openRegularForRead } from "./open.ts";
 import { revisionOf } from "./revision.ts";
@@ -30,13 +30,14 @@ const SNIFF = 1024;
 const BOM = [0xef, 0xbb, 0xbf] as const;
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export function readTextFile(ws: Workspace, t: Target, startLine: number, maxLines: number): ReadTextOutput {
+export async function readTextFile(ws: Workspace, t: Target, startLine: number, maxLines: number, signal?: AbortSignal): Promise<ReadTextOutput> {
   const maxBytes = t.wd.workdir.max_read_bytes;
   const opened = openRegularForRead(ws, t, "read");
-  return withFd(opened.fd, (fd) => {
+  const fd = opened.fd;
+  try {
     const revision = revisionOf(opened.st);
     try {
-      return readPage(t, fd, revision, startLine, maxLines, maxBytes);
+      return await readPage(t, fd, revision, startLine, maxLines, maxBytes, signal);
     } catch (err) {
       // A file written while it is read can look binary, undecodable or too long for a moment;
       // the caller's answer is that it changed, not a verdict on content it never really had.
@@ -45,12 +46,29 @@ export function readTextFile(ws: Workspace, t: Target, startLine: number, maxLin
       }
       throw err;
     }
-  });
+  } finally {
+    closeQuietly(fd);
+  }
 }
+
+/**
+ * Reaching a high start_line means scanning every byte before it, which for a large log can take
+ * seconds: the scan gives the event loop back this often, so other requests keep being answered,
+ * and stops when the request is cancelled.
+ */
+const YIELD_EVERY_MS = 25;
 
 const CONTENT_VERDICTS = new Set<string>(["LINE_TOO_LARGE", "BINARY_FILE", "UNSUPPORTED_TEXT_ENCODING"]);
 
-function readPage(t: Target, fd: number, revision: string, startLine: number, maxLines: number, maxBytes: number): ReadTextOutput {
+async function readPage(
+  t: Target,
+  fd: number,
+  revision: string,
+  startLine: number,
+  maxLines: number,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<ReadTextOutput> {
   const page: Buffer[] = [];
   let pageBytes = 0;
   let pageLines = 0;
@@ -61,6 +79,10 @@ function readPage(t: Target, fd: number, revision: string, startLine: number, ma
   let first = true;
   let hasMore = false;
   let done = false;
+  let lastYield = performance.now();
+  // A chunk is reused until part of it is kept for the page: skipping lines allocates nothing.
+  let buf = Buffer.allocUnsafe(CHUNK);
+  let bufKept = false;
 
   // Returns true when the page is complete.
   const finishLine = (): boolean => {
@@ -78,7 +100,15 @@ function readPage(t: Target, fd: number, revision: string, startLine: number, ma
   };
 
   while (!done) {
-    const buf = Buffer.allocUnsafe(CHUNK);
+    if (performance.now() - lastYield > YIELD_EVERY_MS) {
+      await new Promise<void>((r) => setImmediate(r));
+      lastYield = performance.now();
+      if (signal?.aborted) throw fail("READ_FAILED", t.alias, t.rel, "read was cancelled");
+    }
+    if (bufKept) {
+      buf = Buffer.allocUnsafe(CHUNK);
+      bufKept = false;
+    }
     let n = fs.readSync(fd, buf, 0, CHUNK, position);
     if (first && n > 0 && n < SNIFF) {
       // a short first read must not hide a NUL inside the sniff window
@@ -118,6 +148,7 @@ function readPage(t: Target, fd: number, revision: string, startLine: number, ma
         break;
       }
       cur.push(chunk.subarray(i, end));
+      bufKept = true;
       curLen += end - i;
       if (curLen > maxBytes && pageLines === 0) throw fail("LINE_TOO_LARGE", t.alias, t.rel);
       if (curLen + pageBytes > maxBytes && pageLines > 0) {
@@ -158,10 +189,10 @@ function readPage(t: Target, fd: number, revision: string, startLine: number, ma
 }
 
 /** serverfs://{workdir}/{path}: the whole file as one page, or RESOURCE_TOO_LARGE. */
-export function readResource(ws: Workspace, t: Target): { text: string; mime_type: "text/plain" } {
+export async function readResource(ws: Workspace, t: Target): Promise<{ text: string; mime_type: "text/plain" }> {
   let out: ReadTextOutput;
   try {
-    out = readTextFile(ws, t, 1, t.wd.workdir.max_read_lines);
+    out = await readTextFile(ws, t, 1, t.wd.workdir.max_read_lines);
   } catch (err) {
     if (err instanceof ServerfsError) throw err;
     throw fail("READ_FAILED", t.alias, t.rel, "the resource could not be read");

@@ -47,7 +47,7 @@ export interface FileService {
     a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number },
     signal?: AbortSignal,
   ): Promise<SearchOutput>;
-  readTextFile(a: { workdir: string; path: string; start_line?: number; max_lines?: number }): Promise<ReadTextOutput>;
+  readTextFile(a: { workdir: string; path: string; start_line?: number; max_lines?: number }, signal?: AbortSignal): Promise<ReadTextOutput>;
   statFile(a: { workdir: string; path: string }): Promise<StatOutput>;
   createTextFile(a: { workdir: string; path: string; content: string }): Promise<CreateTextOutput>;
   editTextFile(a: { workdir: string; path: string; expected_revision: string; edits: TextEdit[] }): Promise<EditTextOutput>;
@@ -130,11 +130,11 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
       return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit }, signal);
     },
 
-    async readTextFile(a) {
+    async readTextFile(a, signal) {
       const t = ws().prepare(a.workdir, a.path, { file: true });
       const startLine = positiveIntOrUndefined(t, a.start_line, "start_line") ?? 1;
       const maxLines = clampLimit(positiveIntOrUndefined(t, a.max_lines, "max_lines"), DEFAULT_MAX_LINES, t.wd.workdir.max_read_lines);
-      return readTextFile(ws(), t, startLine, maxLines);
+      return readTextFile(ws(), t, startLine, maxLines, signal);
     },
 
     async statFile(a) {

@@ -108,4 +108,22 @@ describe("walks share the event loop", () => {
       expect(err.message).toContain("cancelled");
     });
   }
+
+  test("read_text_file: skipping to a far start_line is paced and cancellable, and the page is still exact", async () => {
+    const { svc, root } = single();
+    const lines = 4_000_000; // 8 MB of "x\n": far more than 25 ms of scanning on any machine here
+    write(root, "log.txt", "x\n".repeat(lines - 1) + "last\n");
+    const order: string[] = [];
+    const read = svc.readTextFile({ workdir: "w", path: "log.txt", start_line: lines }).then((r) => {
+      order.push(`read:${r.start_line}:${JSON.stringify(r.content)}:${r.has_more}`);
+    });
+    setTimeout(() => order.push("timer"), 0);
+    await read;
+    expect(order).toEqual(["timer", `read:${lines}:"last\\n":false`]);
+    const ac = new AbortController();
+    const cancelled = svc.readTextFile({ workdir: "w", path: "log.txt", start_line: lines + 1 }, ac.signal);
+    setTimeout(() => ac.abort(), 0);
+    const err = await expectCode(cancelled, "READ_FAILED");
+    expect(err.message).toContain("cancelled");
+  });
 });

@@ -39,6 +39,6 @@ export function readTextFileTool(deps: FsToolDeps): McpTool {
     hints: HINTS.read,
     input: readTextFileInput(deps),
     output: readTextFileOutput,
-    handler: async (args) => ({ structured: await deps.files.readTextFile(args) }),
+    handler: async (args, ctx) => ({ structured: await deps.files.readTextFile(args, ctx.signal) }),
   });
 }
