@@ -1,7 +1,7 @@
 // One ServerFS task (or continuation) on Claude Code through the Claude Agent SDK: the SDK drives
 // the CLI's stream-json protocol, and we start the CLI (spawnClaudeCodeProcess) so it lives in the
 // task's containment set. permissionMode is pinned to "default" and canUseTool is always set, so
-// a user's bypass/auto mode cannot skip the human (agent-reference §7.1). The prompt is a
+// a user's bypass/auto mode cannot skip the human (docs/design/interactions.md). The prompt is a
 // one-message stream kept open until the turn's result, which is what lets `interrupt()` work.
 // Cancel: withdraw a pending human wait (deny + interrupt to the CLI), `interrupt()`, then the
 // containment set is stopped with proof — the SDK's own abort is never trusted for that.
@@ -10,7 +10,7 @@ import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { childEnvExtras } from "../acp/child-env.ts";
 import { IdleWatchdog, TaskDiagnostics, abortable, cancelledError, runTurnFrame, stopWithProof, type Diagnostics } from "../native/turn-support.ts";
-import type { AdapterResult, TaskContext } from "../types.ts";
+import type { AdapterResult, ProviderEventType, TaskContext } from "../types.ts";
 import { ContainedSpawn } from "./contained-spawn.ts";
 import { DENY_MESSAGE, askHuman, type PermissionResult, type ToolPermissionContext } from "./permissions.ts";
 
@@ -225,7 +225,7 @@ export class ClaudeTurn {
     }
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
+  private emit(type: ProviderEventType, payload: Record<string, unknown>): void {
     try {
       this.ctx.emitEvent(type, payload);
     } catch (err) {

@@ -4,7 +4,7 @@
 // request to a human, and end with the child's input closed and its set stopped with proof.
 // Cancel is terminal-first: the service has already persisted it when ctx.signal aborts; here a
 // pending human wait answers Codex "cancel", `turn/interrupt` is sent, and because unified-exec
-// keeps a running command alive after an interrupt (native-findings §1 "Cancellation") the whole
+// keeps a running command alive after an interrupt (docs/runtimes.md, Codex) the whole
 // containment set is stopped rather than trusting the interrupt.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
@@ -22,7 +22,7 @@ import {
   untilWithdrawn,
   type Diagnostics,
 } from "../native/turn-support.ts";
-import type { AdapterResult, TaskContext } from "../types.ts";
+import type { AdapterResult, ProviderEventType, TaskContext } from "../types.ts";
 import {
   COMMAND_APPROVAL,
   FILE_CHANGE_APPROVAL,
@@ -362,7 +362,7 @@ export class CodexTurn {
     }
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
+  private emit(type: ProviderEventType, payload: Record<string, unknown>): void {
     try {
       this.ctx.emitEvent(type, payload);
     } catch (err) {

@@ -1,4 +1,4 @@
-// The fake runtime (agent-reference §9.3): enabled only by `agent.enable_fake_runtime`. Each task
+// The fake runtime (docs/agent-bridge.md, "Runtimes"): enabled only by `agent.enable_fake_runtime`. Each task
 // runs a real contained child (./provider.ts) that follows the prompt grammar, so every Bridge
 // path — approvals, questions, steering, cancel, crashes, process trees — is exercised for real.
 import path from "node:path";
@@ -6,6 +6,7 @@ import type { FileSink } from "bun";
 import { ServerfsError, isErrorCode } from "../../errors.ts";
 import type {
   AdapterResult,
+  ProviderEventType,
   ApprovalRequest,
   QuestionRequest,
   RuntimeAdapter,
@@ -143,7 +144,8 @@ export class FakeAdapter implements RuntimeAdapter {
               ctx.recordNativeIds(sessionId, turnId);
               break;
             case "event":
-              ctx.emitEvent(String(msg.event_type), (msg.payload ?? {}) as Record<string, unknown>);
+              // A script may name any type: the service's name check is what refuses a malformed one.
+              ctx.emitEvent(String(msg.event_type) as ProviderEventType, (msg.payload ?? {}) as Record<string, unknown>);
               break;
             case "approval": {
               if (msg.nowait === true) {

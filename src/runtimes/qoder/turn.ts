@@ -1,7 +1,7 @@
 // One ServerFS task (or continuation) on `qodercli` in its non-interactive streaming mode: spawn it
 // in the task's containment set with permission mode "default" and permission prompts routed to
 // us over stdio (so neither a user's bypass mode nor its own auto mode can skip the human), apply
-// the Agent proxy with `set_proxy` before the prompt (agent-reference §10.5), send one user
+// the Agent proxy with `set_proxy` before the prompt (docs/runtimes.md, Qoder), send one user
 // message, broker every `can_use_tool` to a human, and end with a proved stop of the set.
 // Cancel: withdraw a pending human wait (deny + interrupt), send `interrupt`, then stop the set.
 import type { ContainedProcess } from "../../../platform/types.ts";
@@ -19,13 +19,13 @@ import {
   stopWithProof,
   type Diagnostics,
 } from "../native/turn-support.ts";
-import type { AdapterResult, TaskContext } from "../types.ts";
+import type { AdapterResult, ProviderEventType, TaskContext } from "../types.ts";
 import { QoderStream } from "./stream.ts";
 
 const CONTROL_TIMEOUT_MS = 10_000;
 const INTERRUPT_BOUND_MS = 3_000;
 const MAX_ID_CHARS = 512;
-/** What qodercli 1.1.52 answers when no Qoder account is logged in (native-findings §3). */
+/** What qodercli 1.1.52 answers when no Qoder account is logged in (docs/runtimes.md, Qoder). */
 const NOT_LOGGED_IN = /not logged in|please run \/login|authentication (is )?required/i;
 
 export interface QoderTurnOptions {
@@ -218,7 +218,7 @@ export class QoderTurn {
     }
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
+  private emit(type: ProviderEventType, payload: Record<string, unknown>): void {
     try {
       this.ctx.emitEvent(type, payload);
     } catch (err) {
