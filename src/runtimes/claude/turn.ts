@@ -1,7 +1,7 @@
 // One ServerFS task (or continuation) on Claude Code through the Claude Agent SDK: the SDK drives
 // the CLI's stream-json protocol, and we start the CLI (spawnClaudeCodeProcess) so it lives in the
 // task's containment set. permissionMode is pinned to "default" and canUseTool is always set, so
-// a user's bypass/auto mode cannot skip the human (docs/design/interactions.md). The prompt is a
+// a user's bypass/auto mode cannot skip the human (docs/runtimes.md, Claude). The prompt is a
 // one-message stream kept open until the turn's result, which is what lets `interrupt()` work.
 // Cancel: withdraw a pending human wait (deny + interrupt to the CLI), `interrupt()`, then the
 // containment set is stopped with proof — the SDK's own abort is never trusted for that.

@@ -4,8 +4,8 @@
 // request to a human, and end with the child's input closed and its set stopped with proof.
 // Cancel is terminal-first: the service has already persisted it when ctx.signal aborts; here a
 // pending human wait answers Codex "cancel", `turn/interrupt` is sent, and because unified-exec
-// keeps a running command alive after an interrupt (docs/runtimes.md, Codex) the whole
-// containment set is stopped rather than trusting the interrupt.
+// keeps a running command alive after an interrupt (docs/runtimes.md, Codex) the whole containment
+// set is stopped rather than trusting the interrupt.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import type { AgentConfig, NativeRuntimeConfig } from "../../config/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";

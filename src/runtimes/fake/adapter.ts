@@ -1,4 +1,4 @@
-// The fake runtime (docs/agent-bridge.md, "Runtimes"): enabled only by `agent.enable_fake_runtime`. Each task
+// The fake runtime (docs/runtimes.md): enabled only by `agent.enable_fake_runtime`. Each task
 // runs a real contained child (./provider.ts) that follows the prompt grammar, so every Bridge
 // path — approvals, questions, steering, cancel, crashes, process trees — is exercised for real.
 import path from "node:path";
