@@ -54,9 +54,8 @@ export class BridgeService {
     this.recovery = new Recovery(core);
     this.interactions = new InteractionBroker(core, (taskId) => this.cancel(taskId));
     this.views = new TaskViews(core);
-    this.admission = new Admission(core, this.recovery, () => this.gc(), (plan) => {
-      const adapter = deps.adapters.get(plan.runtime)!;
-      new TaskRun(core, this.interactions, plan, adapter, () => this.gc());
+    this.admission = new Admission(core, this.recovery, () => this.gc(), (plan, adapter) => {
+      TaskRun.start(core, this.interactions, plan, adapter, () => this.gc());
     });
   }
 

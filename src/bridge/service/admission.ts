@@ -4,7 +4,7 @@
 // lease and the active-task cap are decided atomically.
 import { ServerfsError } from "../../errors.ts";
 import type { Registry, TaskProfile, Workdir } from "../../config/types.ts";
-import type { RuntimeInfo } from "../../runtimes/types.ts";
+import type { RuntimeAdapter, RuntimeInfo } from "../../runtimes/types.ts";
 import { VERSION } from "../../version.ts";
 import { canonicalJson } from "../../common/canonical-json.ts";
 import { utf8Bytes } from "../../common/utf8.ts";
@@ -141,7 +141,7 @@ export class Admission {
     private readonly recovery: Recovery,
     private readonly gc: () => void,
     /** Starts the admitted run; called with the lease and guard held and the task row written. */
-    private readonly launch: (plan: RunPlan) => void,
+    private readonly launch: (plan: RunPlan, adapter: RuntimeAdapter) => void,
   ) {}
 
   submit(p: SubmitParams): Promise<SubmitResult> {
@@ -238,7 +238,7 @@ export class Admission {
           native_turn_id: null,
         });
       }
-      this.launch({
+      const plan: RunPlan = {
         taskId,
         alias: p.workdir,
         runtime: p.runtime,
@@ -251,7 +251,8 @@ export class Admission {
         requestedModel: p.model,
         continueSessionId: continueSession,
         runId,
-      });
+      };
+      this.launch(plan, adapter);
     } catch (err) {
       if (workspaceWrite) {
         if (inserted) removeGuard(files.guardFile, taskId);

@@ -68,8 +68,18 @@ export class TaskRun {
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private providerCancelled = false;
 
-  /** Registers itself as active and starts on the next tick. */
-  constructor(
+  /** Registers the run as active in this process and starts it on the next tick. */
+  static start(
+    core: ServiceCore,
+    broker: InteractionBroker,
+    plan: RunPlan,
+    adapter: RuntimeAdapter,
+    afterRelease: () => void,
+  ): TaskRun {
+    return new TaskRun(core, broker, plan, adapter, afterRelease);
+  }
+
+  private constructor(
     private readonly core: ServiceCore,
     private readonly broker: InteractionBroker,
     private readonly plan: RunPlan,
