@@ -97,10 +97,6 @@ export class TaskRun {
     return this.aborter.signal;
   }
 
-  private get workspaceWrite(): boolean {
-    return this.plan.guardFile !== null;
-  }
-
   addTimer(fn: () => void, ms: number): void {
     this.timers.push(setTimeout(fn, ms));
   }
