@@ -1,4 +1,4 @@
-// The persistent recovery guard (agent-reference §4.3): one JSON file per workdir that exists
+// The persistent recovery guard (docs/design/lease-and-guard.md): one JSON file per workdir that exists
 // while a provider may still be touching that workdir. It outlives crashes on purpose: only a
 // proved provider stop removes it. The Bridge writes it; `serve` only reads it.
 import fs from "node:fs";

@@ -1,4 +1,4 @@
-// The `serve` side of the writer lease (agent-reference §4.2): every filesystem mutation in an
+// The `serve` side of the writer lease (docs/design/lease-and-guard.md): every filesystem mutation in an
 // Agent-enabled deployment takes the same lock file the Bridge holds for a workspace-write task,
 // and fails closed on a recovery guard. `serve` never creates lock files and never starts the
 // Bridge; reads never come here.

@@ -1,4 +1,4 @@
-// The task state machine (agent-reference §3.1). Every status write goes through `assertTransition`.
+// The task state machine (docs/design/task-lifecycle.md). Every status write goes through `assertTransition`.
 import { ServerfsError } from "../errors.ts";
 
 export const TASK_STATUSES = [

@@ -1,4 +1,4 @@
-// Effective Bridge limits (agent-reference §10.4): fixed bounds plus the operator's agent policy.
+// Effective Bridge limits (docs/agent-bridge.md, docs/configuration.md): fixed bounds plus the operator's agent policy.
 import type { AgentConfig } from "../config/types.ts";
 
 export interface BridgeLimits {

@@ -1,4 +1,4 @@
-// Large final responses live in a private spool file (agent-reference §6): published atomically
+// Large final responses live in a private spool file (docs/design/task-lifecycle.md#results): published atomically
 // (platform/fs/atomic-file.ts), never over an existing spool file; read back in UTF-8-safe chunks whose concatenation
 // reproduces the stored bytes exactly.
 import fs from "node:fs";

@@ -1,4 +1,4 @@
-// The runtime adapter interface (agent-reference §9.1-9.2). The Bridge service owns the task:
+// The runtime adapter interface (docs/runtimes.md; events in docs/design/events.md). The Bridge service owns the task:
 // state, lease, guard, events, interactions, deadlines and the proof that a provider stopped.
 // An adapter only talks to its provider. It starts provider processes ONLY through `ctx.spawn`,
 // so every process it starts is in the task's containment set and the service — not the
@@ -7,6 +7,34 @@ import type { ContainedProcess, StopEvidence } from "../../platform/types.ts";
 
 export type ApprovalDecision = "approve_once" | "approve_session" | "deny" | "cancel_task";
 export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ["approve_once", "approve_session", "deny", "cancel_task"];
+
+/**
+ * Every event type an adapter may emit (docs/design/events.md lists them with their payloads).
+ * Payloads are provider-derived: the service redacts and bounds them, so they stay open records.
+ */
+export const PROVIDER_EVENT_TYPES = [
+  "turn.started",
+  "agent.message",
+  "agent.thought",
+  "plan.updated",
+  "mode.changed",
+  "usage.updated",
+  "tool.started",
+  "tool.updated",
+  "tool.completed",
+  "command.started",
+  "file_change.started",
+  "item.started",
+  "item.completed",
+  "permission.denied",
+  "provider.error",
+  "provider.request_refused",
+  "acp.request_refused",
+  "acp.update_unknown",
+  "interaction.error",
+  "approval.observed",
+] as const;
+export type ProviderEventType = (typeof PROVIDER_EVENT_TYPES)[number];
 
 export type ResponseOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
 
@@ -108,7 +136,7 @@ export interface TaskContext {
   /** Start a provider process in this task's containment set. */
   spawn(spec: ProviderSpawn): Promise<ContainedProcess>;
   /** Append an event (redacted and bounded by the service). Throws on bounds. */
-  emitEvent(type: string, payload: Record<string, unknown>): void;
+  emitEvent(type: ProviderEventType, payload: Record<string, unknown>): void;
   requestApproval(request: ApprovalRequest): Promise<ApprovalResolution>;
   askQuestion(request: QuestionRequest): Promise<QuestionResolution>;
   /** The provider withdrew its pending request (e.g. it resolved it itself). */

@@ -237,7 +237,7 @@ describe("failures and limits", () => {
 
   test("review profile on a read-only workdir works; workspace-write there is refused", async () => {
     // "ro" is configured writable in this harness; flip it through a fresh registry check instead.
-    const { authorize } = await import("../../src/bridge/submit.ts");
+    const { authorize } = await import("../../src/bridge/service/authorize.ts");
     const reg = { ...h.registry, workdirs: h.registry.workdirs.map((w) => (w.alias === "ro" ? { ...w, read_only: true } : w)) };
     expect(() => authorize(reg, "fake", "ro", "workspace-write", "")).toThrow(expect.objectContaining({ code: "AGENT_PROFILE_NOT_ALLOWED" }));
     expect(authorize(reg, "fake", "ro", "review", "").workdir.alias).toBe("ro");

@@ -291,7 +291,7 @@ export class TaskStore {
   }
 
   /**
-   * §7.4: a request that had already expired when its waiter was created is kept for the record
+   * docs/design/interactions.md: a request that had already expired when its waiter was created is kept for the record
    * as `stale` (never pending, never answerable); the task's status is not touched.
    */
   recordExpiredInteraction(row: InteractionRow): void {

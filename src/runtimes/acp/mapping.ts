@@ -7,12 +7,14 @@
 // call, a permission request, a change of `messageId`, or the end of the turn. The final response
 // is the last non-empty segment (the agent's closing answer, not its running commentary).
 
+import type { ProviderEventType } from "../types.ts";
+
 export interface NormalizedEvent {
-  type: string;
+  type: ProviderEventType;
   payload: Record<string, unknown>;
 }
 
-/** Final responses beyond this cannot be stored (agent-reference §6: 8 MiB spool ceiling). */
+/** Final responses beyond this cannot be stored (the 8 MiB spool ceiling of docs/agent-bridge.md, "What the caller sees"). */
 export const MAX_FINAL_RESPONSE_BYTES = 8 * 1024 * 1024;
 const MAX_THOUGHT_CHARS = 4096;
 const MAX_TITLE_CHARS = 512;

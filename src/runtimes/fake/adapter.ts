@@ -7,6 +7,7 @@ import { ServerfsError, isErrorCode } from "../../errors.ts";
 import { FAKE_DESCRIPTOR } from "../catalog.ts";
 import type {
   AdapterResult,
+  ProviderEventType,
   ApprovalRequest,
   QuestionRequest,
   RuntimeAdapter,
@@ -133,7 +134,8 @@ export class FakeAdapter implements RuntimeAdapter {
               ctx.recordNativeIds(sessionId, turnId);
               break;
             case "event":
-              ctx.emitEvent(String(msg.event_type), (msg.payload ?? {}) as Record<string, unknown>);
+              // A script may name any type: the service's name check is what refuses a malformed one.
+              ctx.emitEvent(String(msg.event_type) as ProviderEventType, (msg.payload ?? {}) as Record<string, unknown>);
               break;
             case "approval": {
               if (msg.nowait === true) {

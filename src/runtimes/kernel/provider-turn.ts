@@ -10,7 +10,7 @@
 // result.
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
-import type { AdapterResult, TaskContext } from "../types.ts";
+import type { AdapterResult, ProviderEventType, TaskContext } from "../types.ts";
 import { privateErrorText } from "./private-error.ts";
 import { HumanWaits, IdleWatchdog, TaskDiagnostics, abortable, cancelledError, runTurnFrame, type Diagnostics } from "./turn-support.ts";
 
@@ -193,7 +193,7 @@ export abstract class ProviderTurn {
   }
 
   /** Emit one event; a bound the service enforces (size, count) ends the turn with its error. */
-  protected emit(type: string, payload: Record<string, unknown>): boolean {
+  protected emit(type: ProviderEventType, payload: Record<string, unknown>): boolean {
     try {
       this.ctx.emitEvent(type, payload);
       return true;

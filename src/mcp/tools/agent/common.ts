@@ -7,7 +7,7 @@ import type { Registry, TaskProfile } from "../../../config/types.ts";
 import type { BridgeClient } from "../../../bridge/ipc/client.ts";
 import type { FileService } from "../../../fs/index.ts";
 import { normalizeRequestPath } from "../../../fs/policy.ts";
-import { checkStartPath } from "../../../bridge/submit.ts";
+import { authorizeTask } from "../../../bridge/service/authorize.ts";
 import type { ToolHints } from "../../tool.ts";
 
 export interface AgentToolDeps {
@@ -16,7 +16,7 @@ export interface AgentToolDeps {
   files: Pick<FileService, "statFile">;
 }
 
-/** Annotation rows of agent-reference §1 (openWorldHint is set by the helper). */
+/** The agent tools' annotations as listed in docs/tools.md (openWorldHint is set by the helper). */
 export const AGENT_HINTS = {
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   submit: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
@@ -43,35 +43,17 @@ export function allowlistedRuntimes(registry: Registry): Set<string> {
   return out;
 }
 
-const RANK: Record<string, number> = { disabled: 0, review: 1, "workspace-write": 2 };
-
-function requiresWorkspaceWrite(runtime: string): boolean {
-  return runtime === "codex" || runtime === "claude" || runtime === "qoder" || runtime.startsWith("acp-");
-}
-
 /**
- * agent-reference §1.2, in order, before any RPC: workdir, mode, allowlist, profile rank, runtimes
- * that need workspace-write, then the starting path through the same start-path policy the Bridge
- * applies and the file service's stat (must be a directory). Returns the normalised relative path to send.
+ * Before any RPC: the Bridge's own authorizeTask (workdir, mode, allowlist, profile rank,
+ * writability, runtimes that need workspace-write, the start-path policy), then the file
+ * service's stat (must be a directory). Returns the normalised relative path to send.
  */
 export async function authorizeSubmit(
   deps: AgentToolDeps,
   a: { workdir: string; runtime: string; profile: TaskProfile; path: string },
 ): Promise<string> {
-  const w = deps.registry.workdirs.find((x) => x.alias === a.workdir);
-  if (!w) throw new ServerfsError("WORKDIR_NOT_FOUND", `workdir '${a.workdir.slice(0, 64)}' is not configured`);
-  if (w.agent_mode === "disabled") throw new ServerfsError("AGENT_DISABLED", `agent tasks are disabled on workdir ${w.alias}`);
-  if (!w.agent_runtimes.includes(a.runtime)) {
-    throw new ServerfsError("AGENT_RUNTIME_NOT_ALLOWED", `runtime '${a.runtime}' is not allowed on workdir ${w.alias}`);
-  }
-  if (RANK[a.profile]! > RANK[w.agent_mode]!) {
-    throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `profile ${a.profile} exceeds workdir ${w.alias}'s agent mode`);
-  }
-  if (requiresWorkspaceWrite(a.runtime) && a.profile !== "workspace-write") {
-    throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", `runtime ${a.runtime} requires the workspace-write profile`);
-  }
-  // The Bridge applies the same check itself; refusing here spares the RPC and keeps the two in step.
-  checkStartPath(w, normalizeRequestPath(w.alias, a.path).join("/"), a.path);
+  // The Bridge applies the same check itself; refusing here spares the RPC.
+  authorizeTask(deps.registry, a, (w) => normalizeRequestPath(w.alias, a.path).join("/"), a.path);
   const st = await deps.files.statFile({ workdir: a.workdir, path: a.path });
   if (st.type !== "directory") throw new ServerfsError("NOT_A_DIRECTORY", `'${a.path.slice(0, 200)}' is not a directory`);
   return st.path === "." ? "" : st.path;

@@ -1,6 +1,6 @@
-// Validation of human interactions (agent-reference §7): what an adapter may ask, and whether a
-// human's answer fits exactly what was asked. Pure functions; the service does the state changes.
-import { ServerfsError } from "../errors.ts";
+// Validation of human interactions (docs/design/interactions.md): what an adapter may ask, and whether a
+// human's answer fits exactly what was asked. Pure functions; interactions.ts does the state changes.
+import { ServerfsError } from "../../errors.ts";
 import {
   APPROVAL_DECISIONS,
   type ApprovalDecision,
@@ -9,7 +9,7 @@ import {
   type QuestionAnswer,
   type QuestionRequest,
   type ResponseOptionKind,
-} from "../runtimes/types.ts";
+} from "../../runtimes/types.ts";
 
 const CATEGORIES = new Set(["command", "file_change", "provider_permission", "network_permission", "mcp_tool", "other"]);
 const OPTION_KINDS: ReadonlySet<ResponseOptionKind> = new Set(["allow_once", "allow_always", "reject_once", "reject_always"]);

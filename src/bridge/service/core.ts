@@ -1,0 +1,105 @@
+// What every part of the Bridge service shares: its dependencies, limits, the event log, the
+// long-poll watchers and the runs this process holds. State that matters lives in sqlite; only
+// what cannot outlive the process is kept here (docs/design/task-lifecycle.md).
+import os from "node:os";
+import type { Registry } from "../../config/types.ts";
+import type { Containment } from "../../../platform/types.ts";
+import type { RuntimeAdapter } from "../../runtimes/types.ts";
+import { utf8Bytes } from "../../common/utf8.ts";
+import type { BridgePaths } from "../deployment.ts";
+import type { LeaseManager } from "../lease.ts";
+import { bridgeLimits, type BridgeLimits } from "../limits.ts";
+import type { OutsideRunJournal } from "../outside-runs.ts";
+import { bridgeHostRoots, type HostRoot } from "../host-roots.ts";
+import { Redactor } from "../redact.ts";
+import { EventLog } from "../store/events.ts";
+import type { TaskStore } from "../store/tasks.ts";
+import { TaskWatchers } from "../watchers.ts";
+import type { BridgeEventPayloads, BridgeEventType } from "./events.ts";
+import type { TaskRun } from "./task-run.ts";
+
+export type LogFn = (event: string, fields?: Record<string, unknown>) => void;
+
+export interface ServiceDeps {
+  registry: Registry;
+  paths: BridgePaths;
+  store: TaskStore;
+  leases: LeaseManager;
+  containment: Containment;
+  adapters: Map<string, RuntimeAdapter>;
+  /** Base environment for provider children (already scrubbed). */
+  providerEnv: Record<string, string>;
+  /** Literal secrets (provider env file values) redacted from everything a caller can read. */
+  secrets?: string[];
+  log?: LogFn;
+  limits?: Partial<BridgeLimits>;
+  /** Grace between TERM and KILL when stopping a provider tree. */
+  stopGraceMs?: number;
+  /** Run ids started outside any task (probes); leftovers of earlier instances are swept at start. */
+  outsideRuns?: OutsideRunJournal;
+}
+
+export class ServiceCore {
+  readonly limits: BridgeLimits;
+  readonly events: EventLog;
+  readonly watchers = new TaskWatchers();
+  /** Runs this process holds, by task id. */
+  readonly active = new Map<string, TaskRun>();
+  readonly log: LogFn;
+  readonly stopGraceMs: number;
+  closed = false;
+  /** Home, state, temp and provider config directories, redacted alongside each task's workdir. */
+  private readonly hostRoots: HostRoot[];
+  /** For caller-visible output outside any task (runtime probes, model catalogs): no workdir. */
+  readonly hostRedactor: Redactor;
+
+  constructor(readonly deps: ServiceDeps) {
+    this.limits = bridgeLimits(deps.registry.agent, deps.limits);
+    this.log = deps.log ?? (() => {});
+    this.stopGraceMs = deps.stopGraceMs ?? 2000;
+    this.hostRoots = bridgeHostRoots({ paths: deps.paths, envs: [process.env, deps.providerEnv], homedir: os.homedir(), tmpdir: os.tmpdir() });
+    this.hostRedactor = new Redactor("", deps.secrets ?? [], this.hostRoots);
+    this.events = new EventLog(deps.store.db, this.limits.max_events_per_task);
+    deps.store.beforeStatusWrite = () => this.events.flush();
+  }
+
+  get store(): TaskStore {
+    return this.deps.store;
+  }
+
+  /** The one place a task's Redactor is built: its workdir root, the host roots and the provider env's secrets. */
+  redactorFor(workdirRoot: string): Redactor {
+    return new Redactor(workdirRoot, this.deps.secrets ?? [], this.hostRoots);
+  }
+
+  /** A Bridge event that must be recorded: a failure (event cap) surfaces to the caller. */
+  record<K extends BridgeEventType>(taskId: string, type: K, payload: BridgeEventPayloads[K]): void {
+    this.events.append(taskId, type, JSON.stringify(payload));
+  }
+
+  /** Bridge bookkeeping: best effort, never fails the caller. */
+  note<K extends BridgeEventType>(taskId: string, type: K, payload: BridgeEventPayloads[K]): void {
+    try {
+      const json = JSON.stringify(payload);
+      if (utf8Bytes(json) <= this.limits.max_event_bytes) this.events.append(taskId, type, json);
+    } catch {
+      // bookkeeping only
+    }
+  }
+}
+
+export function bounded<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(undefined);
+      },
+    );
+  });
+}

@@ -1,0 +1,68 @@
+// The task event vocabulary as a type: what the Bridge itself records (lifecycle, recovery,
+// interactions) with its exact payload, plus what adapters emit (PROVIDER_EVENT_TYPES). The
+// list in docs/design/events.md is checked against TASK_EVENT_TYPES by a test.
+import type { TaskStatus } from "../lifecycle.ts";
+import { PROVIDER_EVENT_TYPES, type ProviderEventType } from "../../runtimes/types.ts";
+
+type InteractionKind = "approval" | "question";
+
+export interface BridgeEventPayloads {
+  "task.started": { runtime: string };
+  "task.completed": { result_storage: "inline" | "spool"; result_size_bytes: number };
+  "task.result_spooled": { size_bytes: number; sha256: string };
+  "task.failed": { error_code: string };
+  "task.interrupted": { error_code?: string };
+  "task.cancelled": Record<string, never>;
+  "task.reconciled": { status: TaskStatus; provider_active: boolean | null; error_code?: string };
+  "runtime.reconcile_started": { runtime: string };
+  "runtime.reconcile_finished": { runtime: string; status: string; provider_active: boolean | null };
+  "runtime.stop_proof": {
+    provider_started: boolean;
+    proved: boolean;
+    swept?: number;
+    method?: string;
+    survivors?: number;
+    survivor_pids?: number[];
+  };
+  "approval.requested": { request_id: string; expires_at: string };
+  "approval.resolved": { decision: string; option_id?: string; option_kind?: string };
+  "question.requested": { request_id: string; expires_at: string };
+  "question.answered": { question_count: number };
+  "interaction.expired": { request_id: string; kind: InteractionKind; on_arrival?: true };
+  "interaction.stale": { request_id: string };
+  "user.message": { bytes: number };
+}
+
+export type BridgeEventType = keyof BridgeEventPayloads;
+export type TaskEventType = BridgeEventType | ProviderEventType;
+
+const BRIDGE_EVENTS: Record<BridgeEventType, true> = {
+  "task.started": true,
+  "task.completed": true,
+  "task.result_spooled": true,
+  "task.failed": true,
+  "task.interrupted": true,
+  "task.cancelled": true,
+  "task.reconciled": true,
+  "runtime.reconcile_started": true,
+  "runtime.reconcile_finished": true,
+  "runtime.stop_proof": true,
+  "approval.requested": true,
+  "approval.resolved": true,
+  "question.requested": true,
+  "question.answered": true,
+  "interaction.expired": true,
+  "interaction.stale": true,
+  "user.message": true,
+};
+
+export const BRIDGE_EVENT_TYPES = Object.keys(BRIDGE_EVENTS) as BridgeEventType[];
+export const TASK_EVENT_TYPES: readonly TaskEventType[] = [...BRIDGE_EVENT_TYPES, ...PROVIDER_EVENT_TYPES];
+
+/**
+ * The shape every stored event name keeps. Adapters are typed against ProviderEventType; only
+ * the fake runtime forwards script-chosen names, so this check stays at the service boundary.
+ */
+export function isEventName(type: unknown): type is string {
+  return typeof type === "string" && /^[a-z][a-z0-9_.]{0,63}$/.test(type);
+}
