@@ -17,6 +17,7 @@ import { providerEnvironment } from "./provider-env.ts";
 import { BridgeService, type LogFn } from "./service.ts";
 import { openStateDatabase } from "./store/db.ts";
 import { TaskStore } from "./store/tasks.ts";
+import { select } from "../../platform/os.ts";
 
 export interface BridgeOptions {
   registry: Registry;
@@ -87,10 +88,10 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
     const reconciled = await service.start();
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
     const bounds = opts.socketBounds ?? {};
-    const listener =
-      process.platform === "win32"
-        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds })
-        : await listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds });
+    const listener = await select({
+      windows: () => listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds }),
+      other: () => listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds }),
+    });
     log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
     let closing: Promise<void> | null = null;
     const openDb = db;

@@ -2,8 +2,9 @@
 // followed (packaged agents are often linked into a bin directory); the target must still be a
 // regular file. Reasons do not repeat the path.
 import * as fs from "node:fs";
+import { PLATFORM_NAME } from "../../platform/os.ts";
 
-export function executableProblem(command: string, platform: NodeJS.Platform = process.platform): string | null {
+export function executableProblem(command: string, platform: NodeJS.Platform = PLATFORM_NAME): string | null {
   let st: fs.Stats;
   try {
     st = fs.statSync(command);

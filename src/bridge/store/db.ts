@@ -4,6 +4,7 @@ import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import { ServerfsError } from "../../errors.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
+import { IS_DARWIN } from "../../../platform/os.ts";
 
 function userVersion(db: Database): number {
   const row = db.query("PRAGMA user_version").get() as { user_version: number };
@@ -42,7 +43,7 @@ export function openStateDatabase(dbPath: string): Database {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA foreign_keys = ON");
-  if (process.platform === "darwin") db.exec("PRAGMA fullfsync = ON");
+  if (IS_DARWIN) db.exec("PRAGMA fullfsync = ON");
   try {
     migrate(db);
   } catch (err) {
