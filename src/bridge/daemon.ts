@@ -5,6 +5,7 @@ import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
 import { containment, ensureBridgeToken, installSpawnJournal, leases, peerCredentials } from "../../platform/index.ts";
 import type { Containment, FileLease } from "../../platform/types.ts";
+import { select } from "../../platform/os.ts";
 import { buildAdapters } from "./adapters.ts";
 import { bridgePaths, type BridgePaths } from "./deployment.ts";
 import type { SocketBounds } from "./ipc/bounds.ts";
@@ -17,7 +18,6 @@ import { providerEnvironment } from "./provider-env.ts";
 import { BridgeService, type LogFn } from "./service.ts";
 import { openStateDatabase } from "./store/db.ts";
 import { TaskStore } from "./store/tasks.ts";
-import { select } from "../../platform/os.ts";
 
 export interface BridgeOptions {
   registry: Registry;

@@ -20,8 +20,8 @@
 import { createHash } from "node:crypto";
 import * as os from "node:os";
 import * as nodePath from "node:path";
-import type { Registry } from "./types.ts";
 import { PLATFORM_NAME } from "../../platform/os.ts";
+import type { Registry } from "./types.ts";
 
 export interface DeploymentPaths {
   stateDir: string;

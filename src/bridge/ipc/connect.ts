@@ -5,8 +5,8 @@
 import type { Registry } from "../../config/types.ts";
 import { deploymentPaths, type DeploymentRef } from "../../config/paths.ts";
 import { readBridgeToken } from "../../../platform/token.ts";
-import { BridgeClient, DEFAULT_TIMEOUT_MS } from "./client.ts";
 import { osKindOf, PLATFORM_NAME } from "../../../platform/os.ts";
+import { BridgeClient, DEFAULT_TIMEOUT_MS } from "./client.ts";
 
 export interface ConnectOptions {
   /** Per-call timeout; default: the deployment's `bridge_timeout_seconds`. */

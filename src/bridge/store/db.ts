@@ -3,8 +3,8 @@
 import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import { ServerfsError } from "../../errors.ts";
-import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 import { IS_DARWIN } from "../../../platform/os.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
 function userVersion(db: Database): number {
   const row = db.query("PRAGMA user_version").get() as { user_version: number };
