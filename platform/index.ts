@@ -1,7 +1,8 @@
 // The platform entry point: picks the implementation for the OS we run on. Every OS module binds
 // its native library lazily (inside the function that needs it), so importing this file on any OS
 // loads no native code until a function is called.
-import { ServerfsError } from "../src/errors.ts";
+import { platformError, type PlatformFailure } from "./errors.ts";
+import { IS_WINDOWS, PLATFORM_NAME, select } from "./os.ts";
 import { createDarwinContainment } from "./darwin/containment.ts";
 import { createDarwinLeases } from "./darwin/lease.ts";
 import { darwinPeerCredentials } from "./darwin/peercred.ts";
@@ -26,8 +27,8 @@ let containmentInstance: Containment | null = null;
 const journals = new JournalSlot();
 let leaseInstance: LeaseProvider | null = null;
 
-function unsupported(what: string): ServerfsError {
-  return new ServerfsError("PLATFORM_UNSUPPORTED", `${what} is not available on ${process.platform}`);
+function unsupported(what: string): PlatformFailure {
+  return platformError("PLATFORM_UNSUPPORTED", `${what} is not available on ${PLATFORM_NAME}`);
 }
 
 /**
@@ -36,20 +37,14 @@ function unsupported(what: string): ServerfsError {
  */
 export function containment(): Containment {
   if (containmentInstance === null) {
-    let os: Containment;
-    switch (process.platform) {
-      case "linux":
-        os = createLinuxContainment();
-        break;
-      case "darwin":
-        os = createDarwinContainment();
-        break;
-      case "win32":
-        os = createWindowsContainment();
-        break;
-      default:
+    const os = select<Containment>({
+      linux: createLinuxContainment,
+      darwin: createDarwinContainment,
+      windows: createWindowsContainment,
+      other: () => {
         throw unsupported("process containment");
-    }
+      },
+    });
     containmentInstance = journaledContainment(os, () => journals.current());
   }
   return containmentInstance;
@@ -66,19 +61,14 @@ export function installSpawnJournal(journal: SpawnJournal): () => void {
 /** Exclusive, non-blocking, non-inheritable file leases for this OS. */
 export function leases(): LeaseProvider {
   if (leaseInstance === null) {
-    switch (process.platform) {
-      case "linux":
-        leaseInstance = createLinuxLeases();
-        break;
-      case "darwin":
-        leaseInstance = createDarwinLeases();
-        break;
-      case "win32":
-        leaseInstance = createWindowsLeases();
-        break;
-      default:
+    leaseInstance = select<LeaseProvider>({
+      linux: createLinuxLeases,
+      darwin: createDarwinLeases,
+      windows: createWindowsLeases,
+      other: () => {
         throw unsupported("file leases");
-    }
+      },
+    });
   }
   return leaseInstance;
 }
@@ -89,14 +79,11 @@ export function leases(): LeaseProvider {
  */
 export function peerCredentials(fd: number): PeerIdentity {
   try {
-    switch (process.platform) {
-      case "linux":
-        return linuxPeerCredentials(fd);
-      case "darwin":
-        return darwinPeerCredentials(fd);
-      default:
-        return { uid: null, gid: null, pid: null };
-    }
+    return select<PeerIdentity>({
+      linux: () => linuxPeerCredentials(fd),
+      darwin: () => darwinPeerCredentials(fd),
+      other: () => ({ uid: null, gid: null, pid: null }),
+    });
   } catch {
     return { uid: null, gid: null, pid: null };
   }
@@ -111,14 +98,7 @@ export function peerCredentials(fd: number): PeerIdentity {
  */
 export function becomeSubreaper(): boolean {
   try {
-    switch (process.platform) {
-      case "linux":
-        return becomeLinuxSubreaper();
-      case "win32":
-        return enterKillOnCloseJob();
-      default:
-        return false;
-    }
+    return select<boolean>({ linux: becomeLinuxSubreaper, windows: enterKillOnCloseJob, other: () => false });
   } catch {
     return false;
   }
@@ -126,6 +106,6 @@ export function becomeSubreaper(): boolean {
 
 /** Windows: the Bridge's named-pipe name for the current user (derived from the user SID). */
 export function pipeName(): string {
-  if (process.platform !== "win32") throw unsupported("named pipes");
+  if (!IS_WINDOWS) throw unsupported("named pipes");
   return windowsPipeName();
 }

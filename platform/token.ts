@@ -6,22 +6,23 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ServerfsError } from "../src/errors.ts";
+import { isPlatformFailure, platformError } from "./errors.ts";
+import { IS_WINDOWS } from "./os.ts";
 
 export const TOKEN_FILE_NAME = "bridge.token";
 const TOKEN_PATTERN = /^[0-9a-f]{64}$/;
 
 function readToken(file: string): string {
   const stat = lstatSync(file);
-  if (!stat.isFile()) throw new ServerfsError("STATE_DIRECTORY_UNSAFE", "the Bridge token is not a regular file");
-  if (process.platform !== "win32") {
-    if ((stat.mode & 0o077) !== 0) throw new ServerfsError("STATE_DIRECTORY_UNSAFE", "the Bridge token is readable by others");
+  if (!stat.isFile()) throw platformError("STATE_DIRECTORY_UNSAFE", "the Bridge token is not a regular file");
+  if (!IS_WINDOWS) {
+    if ((stat.mode & 0o077) !== 0) throw platformError("STATE_DIRECTORY_UNSAFE", "the Bridge token is readable by others");
     if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
-      throw new ServerfsError("STATE_DIRECTORY_UNSAFE", "the Bridge token belongs to another user");
+      throw platformError("STATE_DIRECTORY_UNSAFE", "the Bridge token belongs to another user");
     }
   }
   const token = readFileSync(file, "utf8").trim();
-  if (!TOKEN_PATTERN.test(token)) throw new ServerfsError("BRIDGE_IDENTITY_UNAVAILABLE", "the Bridge token is malformed");
+  if (!TOKEN_PATTERN.test(token)) throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "the Bridge token is malformed");
   return token;
 }
 
@@ -36,13 +37,13 @@ export function ensureBridgeToken(dir: string): string {
   }
   const temp = join(dir, `.${TOKEN_FILE_NAME}.${process.pid}.${randomBytes(6).toString("hex")}`);
   writeFileSync(temp, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
-  if (process.platform !== "win32") chmodSync(temp, 0o600);
+  if (!IS_WINDOWS) chmodSync(temp, 0o600);
   try {
     linkSync(temp, file);
   } catch (err) {
     if ((err as { code?: unknown })?.code !== "EEXIST") {
       unlinkSync(temp);
-      throw new ServerfsError("IO_ERROR", "the Bridge token could not be written");
+      throw platformError("IO_ERROR", "the Bridge token could not be written");
     }
   }
   unlinkSync(temp);
@@ -54,8 +55,8 @@ export function readBridgeToken(dir: string): string {
   try {
     return readToken(join(dir, TOKEN_FILE_NAME));
   } catch (err) {
-    if (err instanceof ServerfsError) throw err;
-    throw new ServerfsError("BRIDGE_IDENTITY_UNAVAILABLE", "the Bridge token cannot be read");
+    if (isPlatformFailure(err)) throw err;
+    throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "the Bridge token cannot be read");
   }
 }
 

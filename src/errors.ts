@@ -3,6 +3,7 @@
 // contains a host path, file content, a query or a secret. Anything that is not a ServerfsError
 // when it reaches a boundary is normalised by `toServerfsError`, which deliberately drops the
 // original message (it may contain a host path).
+import { installPlatformErrorMapper, PlatformError, type PlatformErrorCode, type PlatformFailure } from "../platform/errors.ts";
 
 export const FS_ERROR_CODES = [
   "WORKDIR_NOT_FOUND",
@@ -188,8 +189,21 @@ export function toServerfsError(
   fallbackMessage = "unexpected internal error",
 ): ServerfsError {
   if (err instanceof ServerfsError) return err;
+  if (err instanceof PlatformError) return fromPlatformError(err.code, err.message);
   return new ServerfsError(fallback, fallbackMessage);
 }
+
+/**
+ * The one mapping from the platform layer's errors (platform/errors.ts) to ours: same code, same
+ * message. Installed below as the platform's error constructor, so what platform/ throws into
+ * src/ is already a ServerfsError; passing `code` to the constructor also checks at compile time
+ * that every platform code is one of ours.
+ */
+export function fromPlatformError(code: PlatformErrorCode, message: string): ServerfsError & PlatformFailure {
+  return new ServerfsError(code, message) as ServerfsError & PlatformFailure;
+}
+
+installPlatformErrorMapper(fromPlatformError);
 
 /** errno name of a Node/Bun system error, if any. */
 export function errnoCode(err: unknown): string | undefined {

@@ -3,8 +3,8 @@
 // after a crash (a clean exit stays stopped, so `service stop` works).
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { writePrivateFileAtomic } from "../../src/config/atomic-write.ts";
-import { ServerfsError } from "../../src/errors.ts";
+import { writePrivateFileAtomic } from "../fs/private-file.ts";
+import { platformError } from "../errors.ts";
 import { mustRun, runTool } from "../service/run-command.ts";
 import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/types.ts";
 
@@ -16,7 +16,7 @@ export function launchAgentPath(host: ServiceHost): string {
 
 export function xmlEscape(text: string): string {
   if (/[\0-\x08\x0b\x0c\x0e-\x1f]/.test(text)) {
-    throw new ServerfsError("INVALID_ARGUMENT", "a service argument cannot contain control characters");
+    throw platformError("INVALID_ARGUMENT", "a service argument cannot contain control characters");
   }
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 }

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { IS_WINDOWS } from "../os.ts";
 
 export type AtomicPublishFailure =
   /** The target is a symbolic link: refused, never followed or replaced. */
@@ -70,7 +71,7 @@ export function publishFileAtomic(target: string, content: string | Uint8Array, 
       const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
       writeAll(fd, bytes);
       // The umask may have narrowed the create mode; the published mode is exactly `mode`.
-      if (process.platform !== "win32" && options.applyUmask !== true) fs.fchmodSync(fd, mode);
+      if (!IS_WINDOWS && options.applyUmask !== true) fs.fchmodSync(fd, mode);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -96,7 +97,7 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
  * fsync a directory, and Windows cannot open one this way; the file data itself is already synced.
  */
 export function fsyncDirectory(dir: string): void {
-  if (process.platform === "win32") return;
+  if (IS_WINDOWS) return;
   try {
     const dfd = fs.openSync(dir, fs.constants.O_RDONLY);
     try {

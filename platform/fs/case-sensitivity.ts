@@ -6,16 +6,19 @@
 import { darwinCaseSensitivity } from "./case-darwin.ts";
 import { linuxCaseSensitivity } from "./case-linux.ts";
 import { insensitive, unknown, type CaseSensitivity } from "./case-result.ts";
+import { PLATFORM_NAME, select } from "../os.ts";
 
 export { type CaseBasis, type CaseSensitivity } from "./case-result.ts";
 
 export function detectCaseSensitivity(root: string): CaseSensitivity {
   try {
-    if (process.platform === "linux") return linuxCaseSensitivity(root);
-    if (process.platform === "darwin") return darwinCaseSensitivity(root);
-    // NTFS and ReFS match case-insensitively unless a directory opts out; the safe side is fixed.
-    if (process.platform === "win32") return insensitive("Windows filesystems match names case-insensitively by default");
-    return unknown(`not measured on ${process.platform}`);
+    return select<CaseSensitivity>({
+      linux: () => linuxCaseSensitivity(root),
+      darwin: () => darwinCaseSensitivity(root),
+      // NTFS and ReFS match case-insensitively unless a directory opts out; the safe side is fixed.
+      windows: () => insensitive("Windows filesystems match names case-insensitively by default"),
+      other: () => unknown(`not measured on ${PLATFORM_NAME}`),
+    });
   } catch {
     return unknown("the probe failed");
   }

@@ -5,6 +5,7 @@
 // handle FFI and node:fs failures with one `errnoCode()` switch.
 
 import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
+import { IS_LINUX } from "../os.ts";
 import { MountCrossingError, SysError } from "./sys-error.ts";
 
 export { MountCrossingError, SysError };
@@ -70,7 +71,7 @@ function loadLibc() {
 
 function lib(): Libc {
   if (libc === null) {
-    if (process.platform !== "linux") throw new SysError(38, "dlopen");
+    if (!IS_LINUX) throw new SysError(38, "dlopen");
     libc = loadLibc();
   }
   return libc;

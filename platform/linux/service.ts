@@ -4,8 +4,8 @@
 // which serverfs never does by itself).
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { writePrivateFileAtomic } from "../../src/config/atomic-write.ts";
-import { ServerfsError } from "../../src/errors.ts";
+import { writePrivateFileAtomic } from "../fs/private-file.ts";
+import { isPlatformFailure, platformError } from "../errors.ts";
 import { mustRun, runTool } from "../service/run-command.ts";
 import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/types.ts";
 
@@ -22,7 +22,7 @@ export function systemdUnitPath(host: ServiceHost): string {
  * `%` specifiers and `$` variables, so those are escaped; a newline cannot be represented.
  */
 export function systemdQuote(word: string): string {
-  if (/[\n\r\0]/.test(word)) throw new ServerfsError("INVALID_ARGUMENT", "a service argument cannot contain a line break");
+  if (/[\n\r\0]/.test(word)) throw platformError("INVALID_ARGUMENT", "a service argument cannot contain a line break");
   const escaped = word.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/%/g, "%%").replace(/\$/g, "$$$$");
   return `"${escaped}"`;
 }
@@ -67,8 +67,8 @@ export function createSystemdManager(host: ServiceHost): ServiceManager {
       try {
         systemctl("daemon-reload");
       } catch (err) {
-        if (err instanceof ServerfsError) {
-          throw new ServerfsError(
+        if (isPlatformFailure(err)) {
+          throw platformError(
             err.code === "SERVICE_MANAGER_FAILED" ? "SERVICE_MANAGER_UNAVAILABLE" : err.code,
             "the unit file was written, but 'systemctl --user' is not usable here (no user session bus?); " +
               "run 'systemctl --user daemon-reload && systemctl --user enable --now serverfs-bridge.service' in a login session",

@@ -1,7 +1,7 @@
 // Containment for POSIX systems: each provider child is started with Bun.spawn({detached:true}),
 // which calls setsid, so the child leads a new session and process group. Everything it starts is
 // tracked by the ContainmentSet engine over an OS-specific process-table reader.
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError } from "../errors.ts";
 import { RUN_ID_PATTERN, scrubEnv } from "../env.ts";
 import { ByteRing } from "../ring-buffer.ts";
 import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
@@ -27,23 +27,23 @@ export interface PosixContainmentOptions {
 
 export function validateSpawnSpec(spec: SpawnSpec): void {
   if (!Array.isArray(spec.argv) || spec.argv.length === 0) {
-    throw new ServerfsError("INVALID_ARGUMENT", "spawn needs a non-empty argv");
+    throw platformError("INVALID_ARGUMENT", "spawn needs a non-empty argv");
   }
   for (const arg of spec.argv) {
     if (typeof arg !== "string" || arg.includes("\0")) {
-      throw new ServerfsError("INVALID_ARGUMENT", "spawn argv items must be strings without NUL");
+      throw platformError("INVALID_ARGUMENT", "spawn argv items must be strings without NUL");
     }
   }
-  if (spec.argv[0] === "") throw new ServerfsError("INVALID_ARGUMENT", "spawn argv[0] must not be empty");
+  if (spec.argv[0] === "") throw platformError("INVALID_ARGUMENT", "spawn argv[0] must not be empty");
   if (typeof spec.cwd !== "string" || spec.cwd === "" || spec.cwd.includes("\0")) {
-    throw new ServerfsError("INVALID_ARGUMENT", "spawn needs a working directory");
+    throw platformError("INVALID_ARGUMENT", "spawn needs a working directory");
   }
   if (typeof spec.runId !== "string" || !RUN_ID_PATTERN.test(spec.runId)) {
-    throw new ServerfsError("INVALID_ARGUMENT", `run id '${String(spec.runId).slice(0, 64)}' is not a valid marker`);
+    throw platformError("INVALID_ARGUMENT", `run id '${String(spec.runId).slice(0, 64)}' is not a valid marker`);
   }
   const limit = spec.stderrLimitBytes;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 0 || limit > 64 * 1024 * 1024)) {
-    throw new ServerfsError("INVALID_ARGUMENT", "stderrLimitBytes must be an integer between 0 and 64 MiB");
+    throw platformError("INVALID_ARGUMENT", "stderrLimitBytes must be an integer between 0 and 64 MiB");
   }
 }
 
@@ -71,7 +71,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       });
     } catch (err) {
       const errno = (err as { code?: unknown })?.code;
-      throw new ServerfsError(
+      throw platformError(
         "SPAWN_FAILED",
         `could not start the provider process${typeof errno === "string" ? ` (${errno})` : ""}`,
       );
@@ -101,7 +101,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
           return set.livePids();
         } catch {
           // "No members" would be a lie the caller might act on (release a lease); say we cannot tell.
-          throw new ServerfsError("IO_ERROR", "the process table could not be read");
+          throw platformError("IO_ERROR", "the process table could not be read");
         }
       },
     };

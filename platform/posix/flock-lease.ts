@@ -4,7 +4,7 @@
 // and the kernel releases it when the holder dies. Bun opens files with O_CLOEXEC, so a provider
 // child never inherits the lock and cannot keep it alive after the holder is gone.
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError } from "../errors.ts";
 import type { FileLease, LeaseProvider } from "../types.ts";
 
 const LOCK_EX = 2;
@@ -21,7 +21,7 @@ export interface FlockBinding {
 export function createFlockLeases(binding: FlockBinding): LeaseProvider {
   function acquire(path: string, create: boolean): FileLease | null {
     if (typeof path !== "string" || path === "" || path.includes("\0")) {
-      throw new ServerfsError("LOCK_PATH_UNSAFE", "lock path is empty or invalid");
+      throw platformError("LOCK_PATH_UNSAFE", "lock path is empty or invalid");
     }
     // O_NOFOLLOW: a symlink planted at the lock path is refused, not followed. O_NONBLOCK: a FIFO
     // planted there must not hang the open; it is refused by the regular-file check below.
@@ -32,22 +32,22 @@ export function createFlockLeases(binding: FlockBinding): LeaseProvider {
       fd = openSync(path, flags, 0o600);
     } catch (err) {
       const code = (err as { code?: unknown })?.code;
-      if (code === "ELOOP") throw new ServerfsError("LOCK_PATH_UNSAFE", "lock file is a symbolic link");
+      if (code === "ELOOP") throw platformError("LOCK_PATH_UNSAFE", "lock file is a symbolic link");
       if (code === "EISDIR" || code === "ENXIO" || code === "ENODEV") {
-        throw new ServerfsError("LOCK_PATH_UNSAFE", "lock path is not a regular file");
+        throw platformError("LOCK_PATH_UNSAFE", "lock path is not a regular file");
       }
-      if (code === "ENOENT") throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", "lock file does not exist");
-      throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", `lock file cannot be opened (${String(code ?? "error")})`);
+      if (code === "ENOENT") throw platformError("AGENT_LOCK_UNAVAILABLE", "lock file does not exist");
+      throw platformError("AGENT_LOCK_UNAVAILABLE", `lock file cannot be opened (${String(code ?? "error")})`);
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new ServerfsError("LOCK_PATH_UNSAFE", "lock path is not a regular file");
+      if (!fstatSync(fd).isFile()) throw platformError("LOCK_PATH_UNSAFE", "lock path is not a regular file");
       if (binding.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
         const errno = binding.errno();
         if (errno === binding.wouldBlock) {
           closeSync(fd);
           return null;
         }
-        throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", `lock could not be taken (errno ${errno})`);
+        throw platformError("AGENT_LOCK_UNAVAILABLE", `lock could not be taken (errno ${errno})`);
       }
     } catch (err) {
       try {

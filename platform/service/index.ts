@@ -1,6 +1,7 @@
 // Picks the service manager for the OS and describes the running serverfs executable.
 import { homedir } from "node:os";
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError } from "../errors.ts";
+import { osKindOf, PLATFORM_NAME, selectFor } from "../os.ts";
 import { createLaunchdManager } from "../darwin/service.ts";
 import { createSystemdManager } from "../linux/service.ts";
 import { createTaskSchedulerManager } from "../windows/service.ts";
@@ -10,7 +11,7 @@ export type { ServiceDefinition, ServiceHost, ServiceManager, ServiceReport } fr
 
 export function currentServiceHost(): ServiceHost {
   return {
-    platform: process.platform,
+    platform: PLATFORM_NAME,
     home: homedir(),
     env: process.env,
     uid: typeof process.getuid === "function" ? process.getuid() : -1,
@@ -30,7 +31,7 @@ export function runningExecutable(): string[] {
 
 /** True when running as root (POSIX euid 0) or as the Windows SYSTEM account. */
 export function isPrivileged(host: ServiceHost): boolean {
-  if (host.platform === "win32") {
+  if (osKindOf(host.platform) === "windows") {
     const user = (host.env.USERNAME ?? "").toUpperCase();
     return user === "SYSTEM" || user.endsWith("$");
   }
@@ -39,14 +40,12 @@ export function isPrivileged(host: ServiceHost): boolean {
 }
 
 export function serviceManagerFor(host: ServiceHost, stateDir: string): ServiceManager {
-  switch (host.platform) {
-    case "linux":
-      return createSystemdManager(host);
-    case "darwin":
-      return createLaunchdManager(host);
-    case "win32":
-      return createTaskSchedulerManager(host, stateDir);
-    default:
-      throw new ServerfsError("PLATFORM_UNSUPPORTED", `no service manager integration for ${host.platform}`);
-  }
+  return selectFor<ServiceManager>(host.platform, {
+    linux: () => createSystemdManager(host),
+    darwin: () => createLaunchdManager(host),
+    windows: () => createTaskSchedulerManager(host, stateDir),
+    other: () => {
+      throw platformError("PLATFORM_UNSUPPORTED", `no service manager integration for ${host.platform}`);
+    },
+  });
 }

@@ -1,6 +1,6 @@
 // Runs a service manager's command-line tool (systemctl, launchctl, schtasks) with an argv, never a
 // shell, found on the given PATH, with a timeout so a wedged manager cannot hang the CLI.
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError, type PlatformFailure } from "../errors.ts";
 import type { CommandResult } from "./types.ts";
 
 const TIMEOUT_MS = 30_000;
@@ -24,8 +24,8 @@ export function runTool(argv: string[], env: Readonly<Record<string, string | un
   };
 }
 
-export function managerUnavailable(name: string, why: string): ServerfsError {
-  return new ServerfsError("SERVICE_MANAGER_UNAVAILABLE", `${name} is not available: ${why}`);
+export function managerUnavailable(name: string, why: string): PlatformFailure {
+  return platformError("SERVICE_MANAGER_UNAVAILABLE", `${name} is not available: ${why}`);
 }
 
 /** Run a step that must succeed; the tool's own stderr is summarised, not forwarded (it may name paths). */
@@ -33,7 +33,7 @@ export function mustRun(name: string, argv: string[], env: Readonly<Record<strin
   const result = runTool(argv, env);
   if (!result.found) throw managerUnavailable(name, `'${argv[0]}' was not found on PATH`);
   if (result.code !== 0) {
-    throw new ServerfsError("SERVICE_MANAGER_FAILED", `'${argv.slice(0, 3).join(" ")}' failed with exit code ${result.code}`);
+    throw platformError("SERVICE_MANAGER_FAILED", `'${argv.slice(0, 3).join(" ")}' failed with exit code ${result.code}`);
   }
   return result;
 }

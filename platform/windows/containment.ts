@@ -5,7 +5,7 @@
 // Grace on Windows: there is no SIGTERM for windowless processes, so the polite stop is closing the
 // provider's stdin (EOF is how stdio agents are told to finish) and waiting up to graceMs for the
 // job to empty by itself; then TerminateJobObject.
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError } from "../errors.ts";
 import { scrubEnv } from "../env.ts";
 import { GO_BYTE, launcherCommand } from "../launcher.ts";
 import { DEFAULT_KILL_PHASE_MS, DEFAULT_STDERR_LIMIT, validateSpawnSpec } from "../posix/containment.ts";
@@ -56,7 +56,7 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
   async function spawn(spec: SpawnSpec): Promise<ContainedProcess> {
     validateSpawnSpec(spec);
     const job = JobObject.create(jobNameFor(spec.runId));
-    if (job === null) throw new ServerfsError("SPAWN_FAILED", "could not create a job object for the provider");
+    if (job === null) throw platformError("SPAWN_FAILED", "could not create a job object for the provider");
     const launcher = launcherCommand(spec.argv);
     let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
     try {
@@ -71,12 +71,12 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
     } catch (err) {
       job.close();
       const code = (err as { code?: unknown })?.code;
-      throw new ServerfsError("SPAWN_FAILED", `could not start the provider process${typeof code === "string" ? ` (${code})` : ""}`);
+      throw platformError("SPAWN_FAILED", `could not start the provider process${typeof code === "string" ? ` (${code})` : ""}`);
     }
     if (!job.assignPid(child.pid)) {
       child.kill();
       job.close();
-      throw new ServerfsError("SPAWN_FAILED", "could not assign the provider to its job object");
+      throw platformError("SPAWN_FAILED", "could not assign the provider to its job object");
     }
     child.stdin.write(new Uint8Array([GO_BYTE]));
     await child.stdin.flush();

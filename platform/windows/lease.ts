@@ -2,7 +2,7 @@
 // fds are not usable for this). The handle is not inheritable (no SECURITY_ATTRIBUTES), so a
 // provider cannot keep the lock alive; the lock dies with the handle, i.e. with the holder.
 import { ptr } from "bun:ffi";
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError } from "../errors.ts";
 import type { FileLease, LeaseProvider } from "../types.ts";
 import { INVALID_HANDLE_VALUE, kernel32, wide } from "./kernel32.ts";
 
@@ -24,7 +24,7 @@ const ERROR_LOCK_VIOLATION = 33;
 export function createWindowsLeases(): LeaseProvider {
   function acquire(path: string, create: boolean): FileLease | null {
     if (typeof path !== "string" || path === "" || path.includes("\0")) {
-      throw new ServerfsError("LOCK_PATH_UNSAFE", "lock path is empty or invalid");
+      throw platformError("LOCK_PATH_UNSAFE", "lock path is empty or invalid");
     }
     const k = kernel32();
     const handle = k.CreateFileW(
@@ -39,28 +39,28 @@ export function createWindowsLeases(): LeaseProvider {
     if (handle === INVALID_HANDLE_VALUE || handle === 0n) {
       const error = k.GetLastError();
       if (error === ERROR_FILE_NOT_FOUND || error === ERROR_PATH_NOT_FOUND) {
-        throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", "lock file does not exist");
+        throw platformError("AGENT_LOCK_UNAVAILABLE", "lock file does not exist");
       }
       // A directory cannot be opened without FILE_FLAG_BACKUP_SEMANTICS: access denied.
-      if (error === ERROR_ACCESS_DENIED) throw new ServerfsError("LOCK_PATH_UNSAFE", "lock path is not a regular file");
-      throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", `lock file cannot be opened (error ${error})`);
+      if (error === ERROR_ACCESS_DENIED) throw platformError("LOCK_PATH_UNSAFE", "lock path is not a regular file");
+      throw platformError("AGENT_LOCK_UNAVAILABLE", `lock file cannot be opened (error ${error})`);
     }
     const info = new Uint8Array(52);
     if (k.GetFileInformationByHandle(handle, ptr(info)) === 0) {
       k.CloseHandle(handle);
-      throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", "lock file cannot be inspected");
+      throw platformError("AGENT_LOCK_UNAVAILABLE", "lock file cannot be inspected");
     }
     const attributes = new DataView(info.buffer).getUint32(0, true);
     if (attributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) {
       k.CloseHandle(handle);
-      throw new ServerfsError("LOCK_PATH_UNSAFE", "lock path is a reparse point or directory");
+      throw platformError("LOCK_PATH_UNSAFE", "lock path is a reparse point or directory");
     }
     const overlapped = new Uint8Array(32);
     if (k.LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ptr(overlapped)) === 0) {
       const error = k.GetLastError();
       k.CloseHandle(handle);
       if (error === ERROR_LOCK_VIOLATION) return null;
-      throw new ServerfsError("AGENT_LOCK_UNAVAILABLE", `lock could not be taken (error ${error})`);
+      throw platformError("AGENT_LOCK_UNAVAILABLE", `lock could not be taken (error ${error})`);
     }
     let held = true;
     return {

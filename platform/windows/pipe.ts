@@ -2,7 +2,7 @@
 // the user SID); authentication is the per-user token (../token.ts) and the pipe's DACL.
 import { createHash } from "node:crypto";
 import { ptr, read } from "bun:ffi";
-import { ServerfsError } from "../../src/errors.ts";
+import { platformError } from "../errors.ts";
 import { advapi32, kernel32 } from "./kernel32.ts";
 
 const TOKEN_QUERY = 0x0008;
@@ -10,7 +10,7 @@ const TokenUser = 1;
 
 /** `\\.\pipe\serverfs-bridge-v1-<first 16 hex of sha256(upper-cased SID)>`. Pure. */
 export function pipeNameForSid(sid: string): string {
-  if (!/^S-\d+(-\d+)+$/i.test(sid)) throw new ServerfsError("INVALID_ARGUMENT", "not a SID string");
+  if (!/^S-\d+(-\d+)+$/i.test(sid)) throw platformError("INVALID_ARGUMENT", "not a SID string");
   const digest = createHash("sha256").update(sid.toUpperCase(), "utf8").digest("hex").slice(0, 16);
   return `\\\\.\\pipe\\serverfs-bridge-v1-${digest}`;
 }
@@ -21,19 +21,19 @@ export function currentUserSid(): string {
   const a = advapi32();
   const tokenHandle = new BigUint64Array(1);
   if (a.OpenProcessToken(k.GetCurrentProcess(), TOKEN_QUERY, ptr(tokenHandle)) === 0) {
-    throw new ServerfsError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot open the process token");
+    throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot open the process token");
   }
   try {
     const info = new Uint8Array(256);
     const length = new Uint32Array(1);
     if (a.GetTokenInformation(tokenHandle[0]!, TokenUser, ptr(info), info.length, ptr(length)) === 0) {
-      throw new ServerfsError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot read the token user");
+      throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot read the token user");
     }
     // TOKEN_USER starts with SID_AND_ATTRIBUTES { PSID Sid; DWORD Attributes }.
     const sidPointer = new DataView(info.buffer).getBigUint64(0, true);
     const out = new BigUint64Array(1);
     if (a.ConvertSidToStringSidW(sidPointer, ptr(out)) === 0) {
-      throw new ServerfsError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot format the user SID");
+      throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot format the user SID");
     }
     const text = Number(out[0]!);
     let sid = "";

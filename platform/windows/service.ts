@@ -3,7 +3,7 @@
 // privilege, restarts on failure, and has no execution time limit.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writePrivateFileAtomic } from "../../src/config/atomic-write.ts";
+import { writePrivateFileAtomic } from "../fs/private-file.ts";
 import { xmlEscape } from "../darwin/service.ts";
 import { mustRun, runTool } from "../service/run-command.ts";
 import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/types.ts";

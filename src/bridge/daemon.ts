@@ -5,6 +5,7 @@ import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
 import { containment, ensureBridgeToken, installSpawnJournal, leases, peerCredentials } from "../../platform/index.ts";
 import type { Containment, FileLease } from "../../platform/types.ts";
+import { select } from "../../platform/os.ts";
 import { buildAdapters } from "./adapters.ts";
 import { bridgePaths, type BridgePaths } from "./deployment.ts";
 import type { SocketBounds } from "./ipc/bounds.ts";
@@ -87,10 +88,10 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
     const reconciled = await service.start();
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
     const bounds = opts.socketBounds ?? {};
-    const listener =
-      process.platform === "win32"
-        ? await listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds })
-        : await listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds });
+    const listener = await select({
+      windows: () => listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds }),
+      other: () => listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds }),
+    });
     log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
     let closing: Promise<void> | null = null;
     const openDb = db;

@@ -1,25 +1,4 @@
-// The rendered document and other operator-named outputs: published atomically (see
-// platform/fs/atomic-file.ts), with each refusal turned into an IO_ERROR that names the file as the
-// operator gave it.
-import { AtomicPublishError, type AtomicPublishFailure, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
-import { ServerfsError } from "../errors.ts";
-
-const WHY: Record<AtomicPublishFailure, string> = {
-  target_symlink: "refusing to write through a symbolic link",
-  target_not_regular: "exists and is not a regular file",
-  target_exists: "already exists",
-  target_uninspectable: "cannot inspect the output path",
-  directory_missing: "the output directory does not exist",
-  directory_not_writable: "the output directory is not writable",
-  temp_create_failed: "cannot create the output file",
-  write_failed: "writing the output file failed",
-};
-
-export function writePrivateFileAtomic(target: string, content: string, label: string = target): void {
-  try {
-    publishFileAtomic(target, content, { mode: 0o600 });
-  } catch (err) {
-    const reason = err instanceof AtomicPublishError ? err.reason : "write_failed";
-    throw new ServerfsError("IO_ERROR", `${label}: ${WHY[reason]}`);
-  }
-}
+// The rendered document and other operator-named outputs are published by the platform layer's
+// private-file writer (platform/fs/private-file.ts): atomically, with each refusal an IO_ERROR
+// that names the file as the operator gave it.
+export { writePrivateFileAtomic } from "../../platform/fs/private-file.ts";

@@ -20,6 +20,7 @@
 import { createHash } from "node:crypto";
 import * as os from "node:os";
 import * as nodePath from "node:path";
+import { PLATFORM_NAME } from "../../platform/os.ts";
 import type { Registry } from "./types.ts";
 
 export interface DeploymentPaths {
@@ -42,7 +43,7 @@ export interface HostFacts {
 
 export function currentHost(): HostFacts {
   return {
-    platform: process.platform,
+    platform: PLATFORM_NAME,
     env: process.env,
     homedir: os.homedir(),
     uid: typeof process.getuid === "function" ? process.getuid() : -1,

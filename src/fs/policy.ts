@@ -14,6 +14,7 @@ import type { WorkdirPolicy } from "../config/types.ts";
 import { fail } from "./fail.ts";
 import { foldGlob, foldName, nfcName } from "./fold.ts";
 import { compileFnmatchSet, compilePathGlob, type GlobMatcher } from "./glob.ts";
+import { IS_WINDOWS } from "../../platform/os.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
@@ -59,7 +60,7 @@ export function normalizeRequestPath(workdir: string, raw: string): string[] {
     throw fail("INVALID_NAME", workdir, raw, `path is longer than ${MAX_PATH_BYTES} bytes`);
   }
   if (raw.startsWith("/") || raw.startsWith("~")) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
-  if (process.platform === "win32" && (/^[A-Za-z]:/.test(raw) || raw.startsWith("\\"))) {
+  if (IS_WINDOWS && (/^[A-Za-z]:/.test(raw) || raw.startsWith("\\"))) {
     throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
   }
   const parts: string[] = [];

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
-import { mountFor, parseMountInfo } from "../../src/doctor/mounts.linux.ts";
+import { mountFor, parseMountInfo } from "../../platform/fs/mounts-linux.ts";
 import { formatLine } from "../../src/doctor/format.ts";
 import { cleanup, makeDeployment, runDoctor, tempDir } from "./helpers.ts";
 

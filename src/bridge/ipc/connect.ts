@@ -5,6 +5,7 @@
 import type { Registry } from "../../config/types.ts";
 import { deploymentPaths, type DeploymentRef } from "../../config/paths.ts";
 import { readBridgeToken } from "../../../platform/token.ts";
+import { osKindOf, PLATFORM_NAME } from "../../../platform/os.ts";
 import { BridgeClient, DEFAULT_TIMEOUT_MS } from "./client.ts";
 
 export interface ConnectOptions {
@@ -29,8 +30,8 @@ export function bridgeClientFor(
  * The token a Windows client presents; null elsewhere. A missing or unsafe token file is not an
  * error here: the Bridge then refuses the connection, and that refusal is what the caller reports.
  */
-function pipeTokenFor(stateDir: string, platform: NodeJS.Platform = process.platform): string | null {
-  if (platform !== "win32") return null;
+function pipeTokenFor(stateDir: string, platform: NodeJS.Platform = PLATFORM_NAME): string | null {
+  if (osKindOf(platform) !== "windows") return null;
   try {
     return readBridgeToken(stateDir);
   } catch {

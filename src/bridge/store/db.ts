@@ -3,6 +3,7 @@
 import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import { ServerfsError } from "../../errors.ts";
+import { IS_DARWIN } from "../../../platform/os.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
 function userVersion(db: Database): number {
@@ -42,7 +43,7 @@ export function openStateDatabase(dbPath: string): Database {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA foreign_keys = ON");
-  if (process.platform === "darwin") db.exec("PRAGMA fullfsync = ON");
+  if (IS_DARWIN) db.exec("PRAGMA fullfsync = ON");
   try {
     migrate(db);
   } catch (err) {

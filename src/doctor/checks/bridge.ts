@@ -9,6 +9,7 @@ import { errnoCode, ServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
+import { IS_LINUX, IS_WINDOWS } from "../../../platform/os.ts";
 
 const CONNECT_TIMEOUT_MS = 2000;
 const START_HINT = "start the Bridge: serverfs service start (or serverfs bridge --config FILE in a terminal)";
@@ -31,7 +32,7 @@ function connectProbe(socketPath: string): Promise<"live" | "refused" | "timeout
 
 /** Linux: the real uid of a process, from /proc. null where it cannot be measured. */
 function uidOfPid(pid: number): number | null {
-  if (process.platform !== "linux") return null;
+  if (!IS_LINUX) return null;
   try {
     const m = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) : null;
@@ -44,7 +45,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   const { socketPath } = ctx.paths;
   const out: CheckResult[] = [];
   let ownerText = "";
-  if (process.platform !== "win32") {
+  if (!IS_WINDOWS) {
     let st: fs.Stats;
     try {
       st = fs.lstatSync(socketPath);

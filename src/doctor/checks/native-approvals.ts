@@ -13,6 +13,7 @@ import type { NativeRuntimeName, Registry } from "../../config/types.ts";
 import { readProviderEnvFile } from "../../bridge/provider-env.ts";
 import { scrubEnv } from "../../../platform/index.ts";
 import { ok, warn, type CheckResult } from "../types.ts";
+import { PLATFORM_NAME } from "../../../platform/os.ts";
 
 const MAX_SETTINGS_BYTES = 1 << 20;
 const PATH_KEYS = ["HOME", "USERPROFILE", "CODEX_HOME", "CLAUDE_CONFIG_DIR"] as const;
@@ -127,7 +128,7 @@ function managedClaudeSettings(platform: NodeJS.Platform): string {
   return "/etc/claude-code/managed-settings.json";
 }
 
-export function settingsSources(runtime: "claude" | "qoder", env: Env, platform: NodeJS.Platform = process.platform): SettingsSource[] {
+export function settingsSources(runtime: "claude" | "qoder", env: Env, platform: NodeJS.Platform = PLATFORM_NAME): SettingsSource[] {
   if (runtime === "qoder") return [{ name: "~/.qoder/settings.json", file: path.join(homeOf(env), ".qoder", "settings.json") }];
   const dir = env.CLAUDE_CONFIG_DIR || path.join(homeOf(env), ".claude");
   // serverfs loads only the user settings source; managed (policy) settings always apply.

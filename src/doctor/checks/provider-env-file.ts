@@ -5,6 +5,7 @@ import fs from "node:fs";
 import { errnoCode } from "../../errors.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
+import { IS_WINDOWS } from "../../../platform/os.ts";
 
 const ID = "state.provider_env_file";
 const LABEL = "provider env file";
@@ -26,7 +27,7 @@ export function providerEnvFileCheck(ctx: DoctorContext): CheckResult | null {
   }
   if (st.isSymbolicLink()) return fail(ID, LABEL, `${file} is a symlink`, "replace the link with the file itself (the Bridge opens it without following links)");
   if (!st.isFile()) return fail(ID, LABEL, `${file} is not a regular file`, "point agent.provider_env_file at a regular file");
-  if (process.platform === "win32") return ok(ID, LABEL, `${file} (ACLs not measured on Windows)`);
+  if (IS_WINDOWS) return ok(ID, LABEL, `${file} (ACLs not measured on Windows)`);
   if (ctx.uid !== null && st.uid !== ctx.uid) {
     return fail(ID, LABEL, `${file} is owned by uid ${st.uid}, not ${ctx.uid}`, `chown it to the Bridge user; the Bridge refuses a file it does not own`);
   }

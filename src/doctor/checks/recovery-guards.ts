@@ -1,4 +1,4 @@
-// Recovery guards (agent-reference §4.3): a guard file blocks every write to its workdir
+// Recovery guards (docs/agent-bridge.md, "Recovery required"): a guard file blocks every write to its workdir
 // (WORKDIR_RECOVERY_REQUIRED) until the Bridge proves that the provider of the task it names has
 // stopped. A guard whose task the running Bridge is still executing is normal; every other guard
 // is reported with its task and how to clear it without risking a provider that still writes.
@@ -7,6 +7,7 @@ import { leaseFiles } from "../../bridge/deployment.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
+import { IS_LINUX } from "../../../platform/os.ts";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
 
@@ -18,7 +19,7 @@ interface TaskFacts {
 
 function findProcessesHint(runId: string | null): string {
   if (runId === null) return "make sure no agent process still works in that workdir";
-  if (process.platform === "linux") {
+  if (IS_LINUX) {
     return `make sure no process still carries the task's marker (grep -l 'SERVERFS_RUN_ID=${runId}' /proc/[0-9]*/environ prints none; stop any it lists)`;
   }
   return `make sure no process still carries the task's marker SERVERFS_RUN_ID=${runId} (ps eww -ax | grep ${runId}; stop any it lists)`;

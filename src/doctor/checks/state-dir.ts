@@ -7,6 +7,7 @@ import { errnoCode } from "../../errors.ts";
 import { isWithin } from "../../common/paths.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
+import { IS_WINDOWS } from "../../../platform/os.ts";
 
 const MAX_ENTRIES = 10_000;
 const MAX_DEPTH = 6;
@@ -93,7 +94,7 @@ export function stateDirChecks(ctx: DoctorContext): CheckResult[] {
     }
     return [fail("state.dir", "state directory", `${stateDir} cannot be inspected (${errnoCode(err) ?? "error"})`, "give the Bridge user access to its state directory")];
   }
-  if (process.platform === "win32") {
+  if (IS_WINDOWS) {
     return [warn("state.dir", "state directory", `${stateDir}: ownership and ACLs not measured on Windows`)];
   }
   if (!st.isDirectory() || st.isSymbolicLink()) {

@@ -2,9 +2,10 @@
 import os from "node:os";
 import { VERSION } from "../../version.ts";
 import { ok, type CheckResult } from "../types.ts";
+import { PLATFORM_NAME } from "../../../platform/os.ts";
 
 export function platformText(): string {
-  return `${process.platform} ${process.arch} (${os.release()}), bun ${Bun.version}`;
+  return `${PLATFORM_NAME} ${process.arch} (${os.release()}), bun ${Bun.version}`;
 }
 
 export function versionChecks(): CheckResult[] {

@@ -9,6 +9,7 @@ import type { FileService } from "../../fs/index.ts";
 import { workdirPolicy } from "../../fs/workdir-policy.ts";
 import { fsTypeConcern, mountOf, type MountFacts } from "../fstype.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
+import { IS_WINDOWS, PLATFORM_NAME } from "../../../platform/os.ts";
 
 function keyOf(index: number): string {
   return `workdirs[${index}].path`;
@@ -33,7 +34,7 @@ export function rootCheck(w: Workdir, index: number): { result: CheckResult; usa
     };
   }
   if (st.isSymbolicLink()) {
-    const what = process.platform === "win32" ? "a symlink or junction (reparse point)" : "a symlink";
+    const what = IS_WINDOWS ? "a symlink or junction (reparse point)" : "a symlink";
     return {
       usable: false,
       result: fail(id, label, `${w.path} is ${what}; serve refuses it (SYMLINK_NOT_ALLOWED)`, `set ${keyOf(index)} to the real directory the link points to`),
@@ -55,7 +56,7 @@ export async function filesystemCheck(w: Workdir): Promise<{ result: CheckResult
     return { mount: null, result: warn(id, label, "not measured (the root's real path cannot be resolved)") };
   }
   const mount = await mountOf(real);
-  if (mount === "not-measured") return { mount: null, result: warn(id, label, `not measured on ${process.platform}`) };
+  if (mount === "not-measured") return { mount: null, result: warn(id, label, `not measured on ${PLATFORM_NAME}`) };
   if (mount === null) return { mount: null, result: warn(id, label, "not measured (no mount found for the root)") };
   const text = `${mount.fsType}${mount.readOnly ? ", mounted read-only" : ""}`;
   const concern = fsTypeConcern(mount.fsType);

@@ -10,6 +10,7 @@ import type { RuntimeInfo, RuntimeServices, TaskContext } from "../types.ts";
 import { runtimeInfo, type CapabilitySnapshot } from "./capabilities.ts";
 import { parseSnapshot } from "./snapshot.ts";
 import { AcpTurn } from "./turn.ts";
+import { IS_WINDOWS } from "../../../platform/os.ts";
 
 export interface AcpAdapterOptions {
   profile: AcpProfile;
@@ -27,7 +28,7 @@ export function executableAvailable(command: string): boolean {
   try {
     const st = fs.statSync(command);
     if (!st.isFile()) return false;
-    if (process.platform !== "win32") fs.accessSync(command, fs.constants.X_OK);
+    if (!IS_WINDOWS) fs.accessSync(command, fs.constants.X_OK);
     return true;
   } catch {
     return false;

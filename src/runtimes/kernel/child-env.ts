@@ -3,6 +3,7 @@
 // env file): the proxy variables when the profile routes through the Agent proxy, then a per-task
 // temp directory. Nothing a task caller sends reaches this function.
 import type { ProxyConfig } from "../../config/types.ts";
+import { IS_WINDOWS } from "../../../platform/os.ts";
 
 export interface ChildEnvInput {
   proxy: ProxyConfig;
@@ -25,7 +26,7 @@ export function childEnvExtras(input: ChildEnvInput): Record<string, string> {
   // variable of their own: the runtime (or the ACP profile) that knows it names it.
   env.TMPDIR = input.tmpDir;
   for (const name of input.tmpDirVariables ?? []) env[name] = input.tmpDir;
-  if (process.platform === "win32") {
+  if (IS_WINDOWS) {
     env.TEMP = input.tmpDir;
     env.TMP = input.tmpDir;
   }

@@ -6,6 +6,7 @@
 // must still be a regular file. Reasons do not repeat the path.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { IS_WINDOWS, PLATFORM_NAME } from "../../../platform/os.ts";
 
 export type ExecutableProblem = "missing" | "directory" | "not_file" | "not_executable";
 
@@ -17,7 +18,7 @@ const PROBLEM_TEXT: Record<ExecutableProblem, string> = {
 };
 
 /** Why the file at `file` cannot be run, as a kind, or null when it can. */
-export function executableProblemKind(file: string, platform: NodeJS.Platform = process.platform): ExecutableProblem | null {
+export function executableProblemKind(file: string, platform: NodeJS.Platform = PLATFORM_NAME): ExecutableProblem | null {
   let st: fs.Stats;
   try {
     st = fs.statSync(file);
@@ -36,7 +37,7 @@ export function executableProblemKind(file: string, platform: NodeJS.Platform = 
 }
 
 /** Why a configured ACP command cannot be run, in words, or null. */
-export function executableProblem(command: string, platform: NodeJS.Platform = process.platform): string | null {
+export function executableProblem(command: string, platform: NodeJS.Platform = PLATFORM_NAME): string | null {
   const kind = executableProblemKind(command, platform);
   return kind === null ? null : PROBLEM_TEXT[kind];
 }
@@ -56,7 +57,7 @@ export function lookupExecutable(bin: string, envPath: string | undefined = proc
   if (bin.length === 0 || bin.includes("/") || bin.includes("\\")) return { problem: "not_on_path" };
   for (const dir of (envPath ?? "").split(path.delimiter)) {
     if (!path.isAbsolute(dir)) continue;
-    const names = process.platform === "win32" ? [bin, `${bin}.exe`, `${bin}.cmd`] : [bin];
+    const names = IS_WINDOWS ? [bin, `${bin}.exe`, `${bin}.cmd`] : [bin];
     for (const name of names) {
       const candidate = path.join(dir, name);
       if (executableProblemKind(candidate) === null) return { file: candidate };

@@ -9,7 +9,7 @@
 // child lstat goes through such an open instead of the /proc path (which would cross).
 
 import fs from "node:fs";
-import * as sys from "../../platform/fs/linux.ts";
+import * as sys from "./linux.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
 const { O } = sys;

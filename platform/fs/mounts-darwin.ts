@@ -7,7 +7,7 @@
 //   2136 f_flags_ext u32 | 2140 f_reserved[7] → 2168 bytes.
 // x86-64 exports the 64-bit-inode variant as `statfs$INODE64`; arm64 only has it as `statfs`.
 // Not exercised on this project's Linux CI; the macOS CI job runs test/platform only.
-import type { MountFacts } from "./mounts.linux.ts";
+import type { MountFacts } from "./mounts-linux.ts";
 
 const STATFS_SIZE = 2168;
 const OFF_FLAGS = 64;

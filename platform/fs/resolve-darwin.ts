@@ -10,7 +10,7 @@
 // root's (macOS has no RESOLVE_NO_XDEV; every volume, APFS ones included, has its own st_dev).
 
 import fs from "node:fs";
-import * as sys from "../../platform/fs/darwin.ts";
+import * as sys from "./darwin.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
 const { O } = sys;

@@ -4,7 +4,7 @@
 // superblock flag (`mount -o remount,ro` sets one or the other).
 import fs from "node:fs";
 import path from "node:path";
-import { isWithin } from "../common/paths.ts";
+import { isWithin } from "../paths.ts";
 
 export interface MountFacts {
   mountPoint: string;

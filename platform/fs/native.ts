@@ -1,0 +1,74 @@
+// The descriptor seam between file operations and the OS. Every request path is opened relative
+// to an already-held directory descriptor without following any symlink in any component;
+// after that, content and metadata go through the descriptor, and mutations name only a final
+// component relative to a verified parent descriptor. One implementation per OS family.
+
+import { platformError } from "../errors.ts";
+import { PLATFORM_NAME, select } from "../os.ts";
+import { darwinNative } from "./resolve-darwin.ts";
+import { linuxNative } from "./resolve-linux.ts";
+
+/** What an open is for; each backend maps it to its own flags. */
+export type OpenKind =
+  /** Any object, the final symlink itself included (lstat semantics), metadata only. */
+  | "object"
+  /** A directory usable as the base of further *at calls (no read permission needed). */
+  | "dirBase"
+  /** A directory whose entries will be listed. */
+  | "dirList"
+  /** A regular file for reading; never blocks on a FIFO. */
+  | "read"
+  /** A brand-new file: exclusive create, no follow. */
+  | "createExclusive";
+
+export interface DirEntryInfo {
+  name: string;
+  /** From the directory entry when the filesystem reports it; "unknown" otherwise. */
+  kind: "file" | "directory" | "symlink" | "other" | "unknown";
+}
+
+export interface RootOptions {
+  /** false: no lookup beneath this root (or beneath anything opened from it) crosses a mount point. */
+  crossMounts?: boolean;
+}
+
+export interface FsNative {
+  /** The trusted anchor: the configured workdir root, opened by name once. Must not itself be a symlink. */
+  openRoot(hostPath: string, opts?: RootOptions): number;
+  /** Open `parts` beneath `dirfd` (empty parts = the directory itself), never following a symlink. */
+  openBeneath(dirfd: number, parts: readonly string[], kind: OpenKind, mode?: number): number;
+  /** Re-open an "object" descriptor of a regular file for reading (same inode, no path lookup). */
+  reopenForRead(objectFd: number): number;
+  /** Entries of a directory opened with "dirList" (never "." or ".."). */
+  readDir(dirFd: number): DirEntryInfo[];
+  /** Names only, as fast as the platform allows (find/search walks). */
+  readDirFast(dirFd: number): DirEntryInfo[];
+  /** lstat of a child name of a held directory. */
+  lstatChild(dirFd: number, name: string): import("node:fs").BigIntStats;
+  linkAt(dirFd: number, oldName: string, newName: string): void;
+  renameAt(dirFd: number, oldName: string, newName: string): void;
+  unlinkAt(dirFd: number, name: string, isDir: boolean): void;
+  mkdirAt(dirFd: number, name: string, mode: number): void;
+  fchmod(fd: number, mode: number): void;
+  fchown(fd: number, uid: number, gid: number): void;
+  listXattrs(fd: number): Map<string, Buffer>;
+  setXattr(fd: number, name: string, value: Buffer): void;
+  fsync(fd: number): void;
+  /** Close a descriptor this backend opened (search's hot path; errors ignored). */
+  closeFast(fd: number): void;
+  /** Which extended attributes a replacement must carry over. */
+  preservesXattr(name: string): boolean;
+  /** Copy an ACL kept outside the xattr namespace (macOS); absent where ACLs are xattrs. */
+  copyAcl?(fromFd: number, toFd: number): void;
+}
+
+/** The backend for this OS. Module imports are side-effect free; libraries load on first call. */
+export function fsNative(): FsNative {
+  return select<FsNative>({
+    linux: () => linuxNative,
+    darwin: () => darwinNative,
+    other: () => {
+      throw platformError("NATIVE_PLATFORM_UNSUPPORTED", `file tools are not available on ${PLATFORM_NAME}`);
+    },
+  });
+}
