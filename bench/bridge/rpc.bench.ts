@@ -40,7 +40,7 @@ function persistent(socketPath: string, line: (i: number) => string, n: number):
   });
 }
 
-async function perCall(client: BridgeClient, method: string, n: number): Promise<number[]> {
+async function perCall(client: BridgeClient, method: "runtime.list" | "bridge.status", n: number): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();

@@ -40,6 +40,8 @@ import {
   type SubmitParams,
 } from "./submit.ts";
 import { TaskWatchers } from "./watchers.ts";
+import { defineHandlers, dispatchTable } from "./rpc/dispatch.ts";
+import type { BridgeStatusResult, HandlerParams, Result, TaskView } from "./rpc/methods.ts";
 
 export type LogFn = (event: string, fields?: Record<string, unknown>) => void;
 
@@ -100,16 +102,6 @@ const TERMINAL_FOR_REASON: Record<AbortReason, { status: TaskStatus; code: strin
   interaction_timeout: { status: "interrupted", code: "AGENT_INTERACTION_TIMED_OUT" },
   shutdown: { status: "interrupted", code: "BRIDGE_SHUTDOWN" },
 };
-
-function str(params: Record<string, unknown>, key: string): string | null {
-  const v = params[key];
-  return typeof v === "string" ? v : null;
-}
-
-function int(params: Record<string, unknown>, key: string, fallback: number): number {
-  const v = params[key];
-  return typeof v === "number" ? v : fallback;
-}
 
 function bounded<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   return new Promise((resolve) => {
@@ -311,51 +303,36 @@ export class BridgeService {
 
   async dispatch(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.closed) throw new ServerfsError("BRIDGE_CLOSED", "the Bridge is shutting down");
-    switch (method) {
-      case "runtime.list":
-        return { runtimes: await this.listRuntimes() };
-      case "runtime.models":
-        return this.runtimeModels(params);
-      case "task.submit":
-        return this.submit({
-          runtime: params.runtime as string,
-          workdir: params.workdir as string,
-          path: params.path as string,
-          profile: params.profile as string,
-          prompt: params.prompt as string,
-          model: str(params, "model"),
-          continue_from_task_id: str(params, "continue_from_task_id"),
-          correlation_id: str(params, "correlation_id"),
-          idempotency_key: str(params, "idempotency_key"),
-        });
-      case "task.get":
-        return this.getTask(params.task_id as string, int(params, "wait_seconds", 0));
-      case "task.events":
-        return this.readEvents(params.task_id as string, int(params, "after_event_id", 0), int(params, "limit", 100));
-      case "task.result.read":
-        return this.readResult(params.task_id as string, int(params, "offset_bytes", 0), int(params, "max_bytes", 65_536));
-      case "task.approval.respond":
-        return this.respondApproval(params);
-      case "task.question.answer":
-        return this.answerQuestion(params.task_id as string, params.request_id as string, params.answers);
-      case "task.message.send":
-        return this.sendMessage(params.task_id as string, params.message as string);
-      case "task.cancel":
-        return this.cancel(params.task_id as string);
-      case "task.list":
-        return this.listTasks(int(params, "limit", 50), str(params, "status"));
-      case "bridge.status":
-        return {
-          version: VERSION,
-          pid: process.pid,
-          started_at: this.startedAt,
-          active_tasks: this.store.countActive(),
-          running_in_process: this.active.size,
-          rss_bytes: process.memoryUsage().rss,
-        };
-      default:
-        throw new ServerfsError("METHOD_NOT_FOUND", `unknown method '${method.slice(0, 64)}'`);
-    }
+    return this.table(method, params);
+  }
+
+  /** The RPC surface: one typed handler per method of the Bridge method table. */
+  private readonly table = dispatchTable(
+    defineHandlers({
+      "runtime.list": async () => ({ runtimes: await this.listRuntimes() }),
+      "runtime.models": (p) => this.runtimeModels(p),
+      "task.submit": (p) => this.submit(p),
+      "task.get": (p) => this.getTask(p.task_id, p.wait_seconds),
+      "task.events": (p) => this.readEvents(p.task_id, p.after_event_id, p.limit),
+      "task.result.read": (p) => this.readResult(p.task_id, p.offset_bytes, p.max_bytes),
+      "task.approval.respond": (p) => this.respondApproval(p),
+      "task.question.answer": (p) => this.answerQuestion(p.task_id, p.request_id, p.answers),
+      "task.message.send": (p) => this.sendMessage(p.task_id, p.message),
+      "task.cancel": (p) => this.cancel(p.task_id),
+      "task.list": (p) => this.listTasks(p.limit, p.status),
+      "bridge.status": () => this.status(),
+    }),
+  );
+
+  status(): BridgeStatusResult {
+    return {
+      version: VERSION,
+      pid: process.pid,
+      started_at: this.startedAt,
+      active_tasks: this.store.countActive(),
+      running_in_process: this.active.size,
+      rss_bytes: process.memoryUsage().rss,
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -373,7 +350,7 @@ export class BridgeService {
     return out;
   }
 
-  private async runtimeModels(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async runtimeModels(params: HandlerParams<"runtime.models">): Promise<Result<"runtime.models">> {
     const runtime = params.runtime as string;
     const adapter = this.deps.adapters.get(runtime);
     if (!adapter) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", `runtime '${runtime.slice(0, 64)}' is not available`);
@@ -391,12 +368,13 @@ export class BridgeService {
       if (utf8Bytes(params.task_prompt) > this.limits.max_prompt_bytes) throw new ServerfsError("AGENT_PROMPT_TOO_LARGE", "task_prompt is too large");
       authorize(this.deps.registry, runtime, params.workdir, profile, normalizeRelativePath((params.path as string | undefined) ?? ""));
     }
-    let result: Record<string, unknown>;
+    let result: Result<"runtime.models">;
     if (!adapter.listModels) {
       result = { runtime, status: "unsupported", scope: "none", source: runtime, models: [] };
     } else {
       try {
-        result = await adapter.listModels();
+        // Adapters build their catalog as a plain record; its keys are the ones this result type names.
+        result = (await adapter.listModels()) as Result<"runtime.models">;
       } catch (err) {
         result = { runtime, status: "unavailable", scope: "none", source: runtime, models: [], detail: toServerfsError(err).code };
       }
@@ -408,13 +386,13 @@ export class BridgeService {
   // ---------------------------------------------------------------------------------------------
   // Submit (§3.2), serialized so idempotency, lease and the active-task cap are decided atomically.
 
-  submit(p: SubmitParams): Promise<Record<string, unknown>> {
+  submit(p: SubmitParams): Promise<Result<"task.submit">> {
     const run = this.submitChain.then(() => this.submitLocked(p));
     this.submitChain = run.catch(() => {});
     return run;
   }
 
-  private async submitLocked(p: SubmitParams): Promise<Record<string, unknown>> {
+  private async submitLocked(p: SubmitParams): Promise<Result<"task.submit">> {
     if (this.closed) throw new ServerfsError("BRIDGE_CLOSED", "the Bridge is shutting down");
     validateIdentifiers(p);
     this.gc();
@@ -556,7 +534,7 @@ export class BridgeService {
     return { task_id: taskId, status: "queued", correlation_id: p.correlation_id, idempotency_key: p.idempotency_key };
   }
 
-  private idempotentReplay(p: SubmitParams, fingerprint: string): Record<string, unknown> | null {
+  private idempotentReplay(p: SubmitParams, fingerprint: string): Result<"task.submit"> | null {
     if (p.idempotency_key === null) return null;
     const hit = this.store.findIdempotent(p.idempotency_key);
     if (!hit) return null;
@@ -1022,7 +1000,7 @@ export class BridgeService {
     return req;
   }
 
-  private async respondApproval(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async respondApproval(params: HandlerParams<"task.approval.respond">): Promise<Result<"task.approval.respond">> {
     const taskId = params.task_id as string;
     const requestId = params.request_id as string;
     const req = this.pendingFor(taskId, requestId);
@@ -1055,7 +1033,7 @@ export class BridgeService {
     return { task_id: taskId, request_id: requestId, resolved: true, correlation_id: task.correlation_id };
   }
 
-  private answerQuestion(taskId: string, requestId: string, answers: unknown): Record<string, unknown> {
+  answerQuestion(taskId: string, requestId: string, answers: unknown): Result<"task.question.answer"> {
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "question") throw new ServerfsError("INVALID_QUESTION_ANSWER", "request is not a question");
     const normalized = validateAnswers(JSON.parse(req.payload_json) as QuestionRequest, answers);
@@ -1072,7 +1050,7 @@ export class BridgeService {
     return { task_id: taskId, request_id: requestId, resolved: true, correlation_id: task.correlation_id };
   }
 
-  private async sendMessage(taskId: string, message: string): Promise<Record<string, unknown>> {
+  async sendMessage(taskId: string, message: string): Promise<Result<"task.message.send">> {
     if (utf8Bytes(message) > this.limits.max_message_bytes) {
       throw new ServerfsError("AGENT_MESSAGE_TOO_LARGE", `message exceeds ${this.limits.max_message_bytes} bytes`);
     }
@@ -1091,7 +1069,7 @@ export class BridgeService {
   // ---------------------------------------------------------------------------------------------
   // Cancel (§3.4): terminal-first, idempotent.
 
-  async cancel(taskId: string): Promise<Record<string, unknown>> {
+  async cancel(taskId: string): Promise<Result<"task.cancel">> {
     const task = this.store.require(taskId);
     if (isTerminal(task.status)) {
       this.gc();
@@ -1113,8 +1091,8 @@ export class BridgeService {
   // ---------------------------------------------------------------------------------------------
   // Reads
 
-  taskView(row: TaskRow): Record<string, unknown> {
-    const view: Record<string, unknown> = {
+  taskView(row: TaskRow): TaskView {
+    const view: TaskView = {
       task_id: row.task_id,
       runtime: row.runtime,
       workdir_alias: row.workdir_alias,
@@ -1167,7 +1145,7 @@ export class BridgeService {
     return view;
   }
 
-  private async getTask(taskId: string, waitSeconds: number): Promise<Record<string, unknown>> {
+  async getTask(taskId: string, waitSeconds: number): Promise<Result<"task.get">> {
     if (waitSeconds < 0 || waitSeconds > 50) throw new ServerfsError("INVALID_REQUEST", "wait_seconds must be between 0 and 50");
     let row = this.store.require(taskId);
     if (waitSeconds > 0 && !isTerminal(row.status)) {
@@ -1182,7 +1160,7 @@ export class BridgeService {
     return this.taskView(row);
   }
 
-  private readEvents(taskId: string, after: number, limit: number): Record<string, unknown> {
+  readEvents(taskId: string, after: number, limit: number): Result<"task.events"> {
     if (after < 0) throw new ServerfsError("INVALID_LIMIT", "after_event_id must be ≥ 0");
     if (limit < 1 || limit > 500) throw new ServerfsError("INVALID_LIMIT", "limit must be between 1 and 500");
     const task = this.store.require(taskId);
@@ -1191,7 +1169,7 @@ export class BridgeService {
     return { correlation_id: task.correlation_id, events, next_after_event_id: last ? last.event_id : after };
   }
 
-  private readResult(taskId: string, offset: number, maxBytes: number): Record<string, unknown> {
+  readResult(taskId: string, offset: number, maxBytes: number): Result<"task.result.read"> {
     const task = this.store.require(taskId);
     if (maxBytes < 1 || maxBytes > this.limits.max_result_chunk_bytes) {
       throw new ServerfsError("INVALID_RESULT_LIMIT", `max_bytes must be between 1 and ${this.limits.max_result_chunk_bytes}`);
@@ -1204,7 +1182,7 @@ export class BridgeService {
     return { ...chunk, correlation_id: task.correlation_id };
   }
 
-  private listTasks(limit: number, status: string | null): Record<string, unknown> {
+  listTasks(limit: number, status: string | null): Result<"task.list"> {
     if (limit < 1 || limit > 500) throw new ServerfsError("INVALID_LIMIT", "limit must be between 1 and 500");
     const rows = this.store.list(limit, status);
     return {

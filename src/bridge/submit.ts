@@ -13,19 +13,11 @@ import { isWithin } from "../common/paths.ts";
 import { utf8Bytes } from "../common/utf8.ts";
 import { sha256Hex } from "./ids.ts";
 import type { BridgeLimits } from "./limits.ts";
+import type { HandlerParams } from "./rpc/methods.ts";
 import { MAX_CORRELATION_BYTES, MAX_MODEL_BYTES } from "./limits.ts";
 
-export interface SubmitParams {
-  runtime: string;
-  workdir: string;
-  path: string;
-  profile: string;
-  prompt: string;
-  model: string | null;
-  continue_from_task_id: string | null;
-  correlation_id: string | null;
-  idempotency_key: string | null;
-}
+/** task.submit's params as a handler receives them (validated, defaults applied). */
+export type SubmitParams = HandlerParams<"task.submit">;
 
 const PROFILE_RANK: Record<string, number> = { disabled: 0, review: 1, "workspace-write": 2 };
 const NATIVE = new Set<string>(["codex", "claude", "qoder"]);

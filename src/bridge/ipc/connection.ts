@@ -8,7 +8,7 @@
 // queue, and a peer that keeps sending without reading runs into maxQueuedBytes.
 import { toServerfsError, type ErrorCode } from "../../errors.ts";
 import { DEFAULT_SOCKET_BOUNDS, MAX_LINGERING_REFUSALS, type SocketBounds } from "./bounds.ts";
-import { checkParams } from "./params.ts";
+import { checkParams } from "../rpc/shapes.ts";
 import {
   EnvelopeError,
   LineDecoder,

@@ -1,17 +1,18 @@
-// Exact parameter shapes per RPC method: required and optional key sets with strict JSON types
-// (a JSON bool is never an int, a float is never an int). Hand-written on purpose: this runs on
-// every request and must not pull a schema library onto the hot path.
+// The one declaration of every Bridge RPC method's parameters: the runtime validator walks this
+// data and the TypeScript parameter types are derived from it, so the two cannot disagree. The
+// checker is hand-written on purpose: it runs on every request and must not pull a schema library
+// onto the hot path. JSON types are strict: a JSON bool is never an int, a float is never an int.
+// The contract in prose: docs/design/bridge-rpc.md.
 import { ServerfsError } from "../../errors.ts";
-import { isPlainObject } from "./protocol.ts";
 
 export type ParamType = "string" | "int" | "string?" | "string[]" | "array" | "bool";
 
 export interface MethodShape {
-  required: Record<string, ParamType>;
-  optional: Record<string, ParamType>;
+  readonly required: Readonly<Record<string, ParamType>>;
+  readonly optional: Readonly<Record<string, ParamType>>;
 }
 
-export const METHOD_SHAPES: Record<string, MethodShape> = {
+export const METHOD_SHAPES = {
   "runtime.list": { required: {}, optional: {} },
   "runtime.models": {
     required: { runtime: "string" },
@@ -41,7 +42,31 @@ export const METHOD_SHAPES: Record<string, MethodShape> = {
   // Operator-only additions (serverfs tasks / service status); additive to protocol v1.
   "task.list": { required: {}, optional: { limit: "int", status: "string" } },
   "bridge.status": { required: {}, optional: {} },
-};
+} as const satisfies Record<string, MethodShape>;
+
+export type BridgeMethod = keyof typeof METHOD_SHAPES;
+
+type TypeOf<T> = T extends "string"
+  ? string
+  : T extends "string?"
+    ? string | null
+    : T extends "int"
+      ? number
+      : T extends "bool"
+        ? boolean
+        : T extends "string[]"
+          ? string[]
+          : unknown[];
+
+type Flat<T> = { [K in keyof T]: T[K] };
+type Shape<M extends BridgeMethod> = (typeof METHOD_SHAPES)[M];
+
+/** What a caller may send for `M`: required keys, and optional keys it may omit. */
+export type WireParams<M extends BridgeMethod> = Flat<
+  { -readonly [K in keyof Shape<M>["required"]]: TypeOf<Shape<M>["required"][K]> } & {
+    -readonly [K in keyof Shape<M>["optional"]]?: TypeOf<Shape<M>["optional"][K]>;
+  }
+>;
 
 function matches(type: ParamType, value: unknown): boolean {
   switch (type) {
@@ -60,9 +85,14 @@ function matches(type: ParamType, value: unknown): boolean {
   }
 }
 
-/** The shape of a known method. Own keys only: `toString`, `constructor`, `__proto__` are not methods. */
+/** Own keys only: `toString`, `constructor`, `__proto__` are not methods. */
+export function isBridgeMethod(method: string): method is BridgeMethod {
+  return Object.hasOwn(METHOD_SHAPES, method);
+}
+
+/** The shape of a known method, or null. */
 export function methodShape(method: string): MethodShape | null {
-  return Object.hasOwn(METHOD_SHAPES, method) ? METHOD_SHAPES[method]! : null;
+  return isBridgeMethod(method) ? METHOD_SHAPES[method] : null;
 }
 
 /**
@@ -89,5 +119,3 @@ export function checkParams(method: string, params: Record<string, unknown>): Re
   }
   return params;
 }
-
-export { isPlainObject };
