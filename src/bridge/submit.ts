@@ -1,4 +1,4 @@
-// The pure parts of task.submit (agent-reference §3.2): input checks, path normalisation,
+// The pure parts of task.submit (docs/design/bridge-rpc.md): input checks, path normalisation,
 // authorization against the registry, the request fingerprint and the immutable manifest.
 import fs from "node:fs";
 import path from "node:path";
@@ -113,7 +113,7 @@ export function checkStartPath(workdir: Workdir, rel: string, shown: string = re
   policy.check(workdir.alias, rel === "" ? [] : rel.split("/"), shown);
 }
 
-/** Policy (§3.7): workdir, mode, allowlist, profile rank, writability, then the starting directory. */
+/** Policy (docs/agent-bridge.md, task lifecycle): workdir, mode, allowlist, profile rank, writability, then the starting directory. */
 export function authorize(registry: Registry, runtime: string, alias: string, profile: TaskProfile, rel: string): Authorized {
   const workdir = registry.workdirs.find((w) => w.alias === alias);
   if (!workdir) throw new ServerfsError("WORKDIR_NOT_FOUND", `workdir '${alias.slice(0, 64)}' is not configured`);
@@ -167,7 +167,7 @@ export interface ManifestInput {
   deadlineAt: string;
 }
 
-/** The immutable execution manifest (§3.8): canonical JSON and its SHA-256. Never a host path. */
+/** The immutable execution manifest (docs/agent-bridge.md): canonical JSON and its SHA-256. Never a host path. */
 export function buildManifest(m: ManifestInput): { json: string; sha256: string } {
   const manifest = {
     schema_version: 2,
