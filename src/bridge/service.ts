@@ -351,22 +351,19 @@ export class BridgeService {
   }
 
   async runtimeModels(params: HandlerParams<"runtime.models">): Promise<Result<"runtime.models">> {
-    const runtime = params.runtime as string;
+    const runtime = params.runtime;
     const adapter = this.deps.adapters.get(runtime);
     if (!adapter) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", `runtime '${runtime.slice(0, 64)}' is not available`);
-    const advice =
-      (params.workdir !== undefined && params.workdir !== null) ||
-      (params.task_prompt !== undefined && params.task_prompt !== null) ||
-      (params.path !== undefined && params.path !== "") ||
-      (params.profile !== undefined && params.profile !== "workspace-write");
+    // Any parameter off its protocol default asks for advice.
+    const advice = params.workdir !== null || params.task_prompt !== null || params.path !== "" || params.profile !== "workspace-write";
     if (advice) {
       if (typeof params.workdir !== "string" || typeof params.task_prompt !== "string") {
         throw new ServerfsError("INVALID_REQUEST", "advice mode needs both workdir and task_prompt");
       }
-      const profile = (params.profile as string | undefined) ?? "workspace-write";
+      const profile = params.profile;
       if (profile !== "review" && profile !== "workspace-write") throw new ServerfsError("AGENT_PROFILE_NOT_ALLOWED", "unknown profile");
       if (utf8Bytes(params.task_prompt) > this.limits.max_prompt_bytes) throw new ServerfsError("AGENT_PROMPT_TOO_LARGE", "task_prompt is too large");
-      authorize(this.deps.registry, runtime, params.workdir, profile, normalizeRelativePath((params.path as string | undefined) ?? ""));
+      authorize(this.deps.registry, runtime, params.workdir, profile, normalizeRelativePath(params.path));
     }
     let result: Result<"runtime.models">;
     if (!adapter.listModels) {
@@ -1001,14 +998,14 @@ export class BridgeService {
   }
 
   async respondApproval(params: HandlerParams<"task.approval.respond">): Promise<Result<"task.approval.respond">> {
-    const taskId = params.task_id as string;
-    const requestId = params.request_id as string;
+    const taskId = params.task_id;
+    const requestId = params.request_id;
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "approval") throw new ServerfsError("INVALID_APPROVAL_DECISION", "request is not an approval");
     const payload = JSON.parse(req.payload_json) as ApprovalRequest;
     const resolution = validateApprovalAnswer(payload, {
-      ...(params.decision !== undefined ? { decision: params.decision as string } : {}),
-      ...(params.option_id !== undefined ? { option_id: params.option_id as string } : {}),
+      ...(params.decision !== undefined ? { decision: params.decision } : {}),
+      ...(params.option_id !== undefined ? { option_id: params.option_id } : {}),
       ...(params.granted_permission_ids !== undefined ? { granted_permission_ids: params.granted_permission_ids } : {}),
     });
     this.events.append(

@@ -96,11 +96,11 @@ export function methodShape(method: string): MethodShape | null {
 }
 
 /**
- * Throws INVALID_REQUEST naming the offending key; returns the params unchanged when valid. Every
+ * Throws METHOD_NOT_FOUND for an unknown method and INVALID_REQUEST naming the offending key. Every
  * lookup is an own-property check, so an inherited name (`hasOwnProperty`) or a JSON `"__proto__"`
  * key (which JSON.parse makes an own key, not a prototype) is just an unknown parameter.
  */
-export function checkParams(method: string, params: Record<string, unknown>): Record<string, unknown> {
+export function checkParams(method: string, params: Record<string, unknown>): asserts method is BridgeMethod {
   const shape = methodShape(method);
   if (!shape) throw new ServerfsError("METHOD_NOT_FOUND", `unknown method '${method.slice(0, 64)}'`);
   for (const key of Object.keys(params)) {
@@ -117,5 +117,4 @@ export function checkParams(method: string, params: Record<string, unknown>): Re
       throw new ServerfsError("INVALID_REQUEST", `parameter '${key}' has the wrong type`);
     }
   }
-  return params;
 }
