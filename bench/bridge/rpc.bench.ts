@@ -7,7 +7,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
-import { machine, pct, spawnBridge, summary } from "./common.ts";
+import { machineLine } from "../lib/machine.ts";
+import { pct, spawnBridge, summary } from "./common.ts";
 
 const N = Number(process.env.N ?? 3000);
 
@@ -52,7 +53,7 @@ async function perCall(client: BridgeClient, method: "runtime.list" | "bridge.st
 
 const req = (method: string) => (i: number) => `${JSON.stringify({ protocol_version: 1, request_id: `b${i}`, method, params: {} })}\n`;
 
-console.log(machine());
+console.log(machineLine());
 // Baseline: bare echo NDJSON server in its own process.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sfs-echo-"));
 const echoPath = path.join(dir, "echo.sock");
