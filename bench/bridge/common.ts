@@ -28,8 +28,13 @@ export interface BridgeProc {
   stop(): Promise<void>;
 }
 
-/** A real Bridge process with `workdirs` fake-enabled workdirs. */
-export async function spawnBridge(workdirs: number, agent: Record<string, unknown> = {}): Promise<BridgeProc> {
+/** The command that runs `serverfs`: a compiled binary, or this checkout's source by default. */
+export function serverfsCommand(binary: string | undefined): string[] {
+  return binary ? [binary] : [process.execPath, path.resolve(import.meta.dir, "../../src/cli.ts")];
+}
+
+/** A real Bridge process with `workdirs` fake-enabled workdirs; `binary` picks a compiled serverfs. */
+export async function spawnBridge(workdirs: number, agent: Record<string, unknown> = {}, binary?: string): Promise<BridgeProc> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "sfs-bench-"));
   const stateDir = path.join(root, "state");
   const aliases = Array.from({ length: workdirs }, (_, i) => `w${i}`);
@@ -44,7 +49,7 @@ export async function spawnBridge(workdirs: number, agent: Record<string, unknow
   fs.writeFileSync(cfg, toml);
   const registry = makeRegistry(stateDir, aliases.map((a) => makeWorkdir(a, path.join(root, a))));
   const socketPath = bridgePaths(registry).socketPath;
-  const proc = Bun.spawn([process.execPath, path.resolve(import.meta.dir, "../../src/cli.ts"), "bridge", "--config", cfg], {
+  const proc = Bun.spawn([...serverfsCommand(binary), "bridge", "--config", cfg], {
     stdout: "ignore",
     stderr: "ignore",
   });

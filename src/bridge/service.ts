@@ -5,40 +5,23 @@
 import { ServerfsError } from "../errors.ts";
 import type { RuntimeInfo } from "../runtimes/types.ts";
 import { VERSION } from "../version.ts";
+import { defineHandlers, dispatchTable } from "./rpc/dispatch.ts";
+import type { BridgeStatusResult, HandlerParams, Result, TaskView } from "./rpc/methods.ts";
 import { PROVIDER_CANCEL_BOUND_MS, type BridgeLimits } from "./limits.ts";
 import { nowIso, type TaskRow, type TaskStore } from "./store/tasks.ts";
 import type { EventLog } from "./store/events.ts";
-import { Admission, type SubmitParams, type SubmitResult } from "./service/admission.ts";
-import { cancel, sendMessage, type CancelResult } from "./service/control.ts";
+import { Admission, type SubmitParams } from "./service/admission.ts";
+import { cancel, sendMessage } from "./service/control.ts";
 import { bounded, ServiceCore, type ServiceDeps } from "./service/core.ts";
-import { InteractionBroker, type ApprovalResponseParams, type Resolved } from "./service/interactions.ts";
+import { InteractionBroker } from "./service/interactions.ts";
 import { Recovery } from "./service/recovery.ts";
 import { collectGarbage } from "./service/retention.ts";
-import { listRuntimes, runtimeModels, type RuntimeModelsParams } from "./service/runtimes.ts";
+import { listRuntimes, runtimeModels } from "./service/runtimes.ts";
 import { TaskRun } from "./service/task-run.ts";
 import { TaskViews } from "./service/views.ts";
 
 export type { LogFn, ServiceDeps } from "./service/core.ts";
 export type { SubmitParams } from "./service/admission.ts";
-
-export type BridgeStatus = {
-  version: string;
-  pid: number;
-  started_at: string;
-  active_tasks: number;
-  running_in_process: number;
-  rss_bytes: number;
-};
-
-function str(params: Record<string, unknown>, key: string): string | null {
-  const v = params[key];
-  return typeof v === "string" ? v : null;
-}
-
-function int(params: Record<string, unknown>, key: string, fallback: number): number {
-  const v = params[key];
-  return typeof v === "number" ? v : fallback;
-}
 
 export class BridgeService {
   readonly startedAt = nowIso();
@@ -100,48 +83,29 @@ export class BridgeService {
     core.events.close();
   }
 
-  /** The RPC entry point; params were validated against ipc/params.ts by the endpoint. */
+  /** The RPC entry point: the typed method table (src/bridge/rpc/) validates, fills defaults, dispatches. */
   async dispatch(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.core.closed) throw new ServerfsError("BRIDGE_CLOSED", "the Bridge is shutting down");
-    switch (method) {
-      case "runtime.list":
-        return { runtimes: await this.listRuntimes() };
-      case "runtime.models":
-        return this.runtimeModels(params as unknown as RuntimeModelsParams);
-      case "task.submit":
-        return this.submit({
-          runtime: params.runtime as string,
-          workdir: params.workdir as string,
-          path: params.path as string,
-          profile: params.profile as string,
-          prompt: params.prompt as string,
-          model: str(params, "model"),
-          continue_from_task_id: str(params, "continue_from_task_id"),
-          correlation_id: str(params, "correlation_id"),
-          idempotency_key: str(params, "idempotency_key"),
-        });
-      case "task.get":
-        return this.getTask(params.task_id as string, int(params, "wait_seconds", 0));
-      case "task.events":
-        return this.readEvents(params.task_id as string, int(params, "after_event_id", 0), int(params, "limit", 100));
-      case "task.result.read":
-        return this.readResult(params.task_id as string, int(params, "offset_bytes", 0), int(params, "max_bytes", 65_536));
-      case "task.approval.respond":
-        return this.respondApproval(params as unknown as ApprovalResponseParams);
-      case "task.question.answer":
-        return this.answerQuestion(params.task_id as string, params.request_id as string, params.answers);
-      case "task.message.send":
-        return this.sendMessage(params.task_id as string, params.message as string);
-      case "task.cancel":
-        return this.cancel(params.task_id as string);
-      case "task.list":
-        return this.listTasks(int(params, "limit", 50), str(params, "status"));
-      case "bridge.status":
-        return this.status();
-      default:
-        throw new ServerfsError("METHOD_NOT_FOUND", `unknown method '${method.slice(0, 64)}'`);
-    }
+    return this.table(method, params);
   }
+
+  /** The RPC surface: one typed handler per method of the Bridge method table. */
+  private readonly table = dispatchTable(
+    defineHandlers({
+      "runtime.list": async () => ({ runtimes: await this.listRuntimes() }),
+      "runtime.models": (p) => this.runtimeModels(p),
+      "task.submit": (p) => this.submit(p),
+      "task.get": (p) => this.getTask(p.task_id, p.wait_seconds),
+      "task.events": (p) => this.readEvents(p.task_id, p.after_event_id, p.limit),
+      "task.result.read": (p) => this.readResult(p.task_id, p.offset_bytes, p.max_bytes),
+      "task.approval.respond": (p) => this.respondApproval(p),
+      "task.question.answer": (p) => this.answerQuestion(p.task_id, p.request_id, p.answers),
+      "task.message.send": (p) => this.sendMessage(p.task_id, p.message),
+      "task.cancel": (p) => this.cancel(p.task_id),
+      "task.list": (p) => this.listTasks(p.limit, p.status),
+      "bridge.status": () => this.status(),
+    }),
+  );
 
   // One public method per RPC, named after it.
 
@@ -149,47 +113,47 @@ export class BridgeService {
     return listRuntimes(this.core);
   }
 
-  runtimeModels(params: RuntimeModelsParams): Promise<Record<string, unknown>> {
+  runtimeModels(params: HandlerParams<"runtime.models">): Promise<Result<"runtime.models">> {
     return runtimeModels(this.core, params);
   }
 
-  submit(p: SubmitParams): Promise<SubmitResult> {
+  submit(p: SubmitParams): Promise<Result<"task.submit">> {
     return this.admission.submit(p);
   }
 
-  getTask(taskId: string, waitSeconds: number): Promise<Record<string, unknown>> {
+  getTask(taskId: string, waitSeconds: number): Promise<Result<"task.get">> {
     return this.views.getTask(taskId, waitSeconds);
   }
 
-  readEvents(taskId: string, after: number, limit: number): Record<string, unknown> {
+  readEvents(taskId: string, after: number, limit: number): Result<"task.events"> {
     return this.views.readEvents(taskId, after, limit);
   }
 
-  readResult(taskId: string, offset: number, maxBytes: number): Record<string, unknown> {
+  readResult(taskId: string, offset: number, maxBytes: number): Result<"task.result.read"> {
     return this.views.readResult(taskId, offset, maxBytes);
   }
 
-  respondApproval(params: ApprovalResponseParams): Promise<Resolved> {
+  respondApproval(params: HandlerParams<"task.approval.respond">): Promise<Result<"task.approval.respond">> {
     return this.interactions.respondApproval(params);
   }
 
-  answerQuestion(taskId: string, requestId: string, answers: unknown): Resolved {
+  answerQuestion(taskId: string, requestId: string, answers: unknown): Result<"task.question.answer"> {
     return this.interactions.answerQuestion(taskId, requestId, answers);
   }
 
-  sendMessage(taskId: string, message: string): Promise<Record<string, unknown>> {
+  sendMessage(taskId: string, message: string): Promise<Result<"task.message.send">> {
     return sendMessage(this.core, taskId, message);
   }
 
-  async cancel(taskId: string): Promise<CancelResult> {
+  async cancel(taskId: string): Promise<Result<"task.cancel">> {
     return cancel(this.core, taskId, () => this.gc());
   }
 
-  listTasks(limit: number, status: string | null): Record<string, unknown> {
+  listTasks(limit: number, status: string | null): Result<"task.list"> {
     return this.views.listTasks(limit, status);
   }
 
-  status(): BridgeStatus {
+  status(): BridgeStatusResult {
     return {
       version: VERSION,
       pid: process.pid,
@@ -200,7 +164,7 @@ export class BridgeService {
     };
   }
 
-  taskView(row: TaskRow): Record<string, unknown> {
+  taskView(row: TaskRow): TaskView {
     return this.views.taskView(row);
   }
 

@@ -5,6 +5,8 @@ import { ServerfsError } from "../errors.ts";
 import { loadRegistry } from "../config/load.ts";
 import type { BridgeClient } from "../bridge/ipc/client.ts";
 import { bridgeClientFor } from "../bridge/ipc/connect.ts";
+import { isTerminal } from "../bridge/lifecycle.ts";
+import type { Params, TaskEvent, TaskView } from "../bridge/rpc/methods.ts";
 import { flag, parseArgs, usage, type ParsedArgs } from "./args.ts";
 
 const FLAGS = {
@@ -41,17 +43,20 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
 }
 
+/** The positionals after the subcommand; at least `count` of them, or a usage error. */
+function need(args: ParsedArgs, count: 1, what: string): [string, ...string[]];
+function need(args: ParsedArgs, count: 2, what: string): [string, string, ...string[]];
 function need(args: ParsedArgs, count: number, what: string): string[] {
   const pos = args.positionals.slice(1);
   if (pos.length < count) throw usage(`tasks ${args.positionals[0]} needs ${what}`);
   return pos;
 }
 
-function formatEvent(e: Record<string, unknown>): string {
+function formatEvent(e: TaskEvent): string {
   return `${String(e.event_id).padStart(6)}  ${String(e.created_at)}  ${String(e.event_type).padEnd(22)}  ${JSON.stringify(e.payload)}`;
 }
 
-function showTask(t: Record<string, unknown>): string {
+function showTask(t: TaskView): string {
   const lines: string[] = [];
   const keys = [
     "task_id",
@@ -69,11 +74,11 @@ function showTask(t: Record<string, unknown>): string {
     "continue_from_task_id",
     "error_code",
     "error_message",
-  ];
+  ] as const satisfies ReadonlyArray<keyof TaskView>;
   for (const k of keys) if (t[k] !== null && t[k] !== undefined && t[k] !== "") lines.push(`${k.padEnd(22)} ${String(t[k])}`);
-  const result = t.result as Record<string, unknown> | null;
+  const result = t.result;
   if (result) lines.push(`${"result".padEnd(22)} ${String(result.storage)}, ${String(result.size_bytes)} bytes, sha256 ${String(result.sha256)}`);
-  const pending = t.pending_request as Record<string, unknown> | undefined;
+  const pending = t.pending_request;
   if (pending) {
     lines.push(`${"pending_request".padEnd(22)} ${String(pending.request_id)} (${String(pending.kind)}, expires ${String(pending.expires_at)})`);
     const payload = pending.payload as Record<string, unknown>;
@@ -125,17 +130,16 @@ export async function run(argv: string[], out: Out): Promise<number> {
   const emit = (value: Record<string, unknown>, human: () => string) => out(json ? JSON.stringify(value, null, 2) : human());
   switch (sub) {
     case "list": {
-      const params: Record<string, unknown> = { limit: intFlag(args, "limit", 50) };
+      const params: Params<"task.list"> = { limit: intFlag(args, "limit", 50) };
       const status = flag(args, "status");
       if (status) params.status = status;
       const r = await client.call("task.list", params);
-      const tasks = r.tasks as Array<Record<string, unknown>>;
       emit(r, () =>
-        tasks.length === 0
+        r.tasks.length === 0
           ? "no tasks"
           : table([
               ["TASK", "STATUS", "RUNTIME", "WORKDIR", "CREATED", "ERROR", "PENDING"],
-              ...tasks.map((t) => [t.task_id, t.status, t.runtime, t.workdir_alias, t.created_at, t.error_code ?? "", t.pending_request_id ?? ""].map(String)),
+              ...r.tasks.map((t) => [t.task_id, t.status, t.runtime, t.workdir_alias, t.created_at, t.error_code ?? "", t.pending_request_id ?? ""].map(String)),
             ]),
       );
       return 0;
@@ -152,16 +156,16 @@ export async function run(argv: string[], out: Out): Promise<number> {
       const follow = args.switches.has("follow");
       for (;;) {
         const r = await client.call("task.events", { task_id: id, after_event_id: after, limit: 500 });
-        const events = r.events as Array<Record<string, unknown>>;
+        const events = r.events;
         if (follow) for (const e of events) out(json ? JSON.stringify(e) : formatEvent(e));
         else emit(r, () => (events.length === 0 ? "no events" : events.map(formatEvent).join("\n")));
-        after = r.next_after_event_id as number;
+        after = r.next_after_event_id;
         if (!follow) return 0;
         if (events.length === 500) continue;
         const t = await client.call("task.get", { task_id: id });
-        if (["succeeded", "failed", "cancelled", "interrupted"].includes(t.status as string)) {
+        if (isTerminal(t.status)) {
           const tail = await client.call("task.events", { task_id: id, after_event_id: after, limit: 500 });
-          for (const e of tail.events as Array<Record<string, unknown>>) out(json ? JSON.stringify(e) : formatEvent(e));
+          for (const e of tail.events) out(json ? JSON.stringify(e) : formatEvent(e));
           return 0;
         }
         // Long-poll on the task (wakes on status change), capped so new events show within a second.
@@ -174,26 +178,26 @@ export async function run(argv: string[], out: Out): Promise<number> {
       const decision = pos[2];
       if ((option === undefined) === (decision === undefined)) throw usage("give exactly one of DECISION or --option OPTION_ID");
       if (pos.length > 3) throw usage(`unexpected argument '${pos[3]}'`);
-      const params: Record<string, unknown> = { task_id: pos[0], request_id: pos[1] };
+      const params: Params<"task.approval.respond"> = { task_id: pos[0], request_id: pos[1] };
       if (decision !== undefined) params.decision = decision;
       if (option !== undefined) params.option_id = option;
       const grants = args.flags.get("grant");
       if (grants) params.granted_permission_ids = grants;
       const r = await client.call("task.approval.respond", params);
-      emit(r, () => `resolved ${String(r.request_id)} of ${String(r.task_id)}`);
+      emit(r, () => `resolved ${r.request_id} of ${r.task_id}`);
       return 0;
     }
     case "answer": {
       const pos = need(args, 2, "a task id, a request id and answers");
       const answers = parseAnswers(pos.slice(2), args.flags.get("text") ?? []);
       const r = await client.call("task.question.answer", { task_id: pos[0], request_id: pos[1], answers });
-      emit(r, () => `answered ${String(r.request_id)} of ${String(r.task_id)}`);
+      emit(r, () => `answered ${r.request_id} of ${r.task_id}`);
       return 0;
     }
     case "cancel": {
       const [id] = need(args, 1, "a task id");
       const r = await client.call("task.cancel", { task_id: id });
-      emit(r, () => `${String(r.task_id)} ${String(r.status)}`);
+      emit(r, () => `${r.task_id} ${r.status}`);
       return 0;
     }
     default:

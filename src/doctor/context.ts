@@ -3,6 +3,7 @@
 // Nothing here creates or changes a file in the deployment.
 import { bridgePaths, type BridgePaths } from "../bridge/deployment.ts";
 import type { Registry, RegistrySource } from "../config/types.ts";
+import type { BridgeClient } from "../bridge/ipc/client.ts";
 import { openStateSnapshot, type SnapshotOutcome } from "./state-db.ts";
 
 export interface DoctorOptions {
@@ -16,7 +17,7 @@ export type BridgeObservation =
   | { state: "stale" }
   | { state: "unsafe" }
   | { state: "unresponsive" }
-  | { state: "up"; version: string | null; pid: number | null; call: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>> };
+  | { state: "up"; version: string | null; pid: number | null; call: BridgeClient["call"] };
 
 export class DoctorContext {
   readonly paths: BridgePaths;

@@ -6,7 +6,7 @@ import path from "node:path";
 import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../src/config/defaults.ts";
 import type { AgentConfig, Registry, Workdir } from "../../src/config/types.ts";
 import { startBridge, type RunningBridge } from "../../src/bridge/daemon.ts";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import type { BridgeLimits } from "../../src/bridge/limits.ts";
 import type { Containment } from "../../platform/types.ts";
 

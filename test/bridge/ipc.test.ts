@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { MAX_LINE_BYTES } from "../../src/bridge/ipc/protocol.ts";
 import { clearStaleSocket, listenPosix, prepareSocketDirectory } from "../../src/bridge/ipc/server.posix.ts";
 import { peerCredentials } from "../../platform/index.ts";

@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import net from "node:net";
 import path from "node:path";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
 import { cleanup, tempDir } from "./helpers.ts";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import path from "node:path";
 import { peerCredentials } from "../../platform/index.ts";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { listenPosix } from "../../src/bridge/ipc/server.posix.ts";
 import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
 import { cleanup, startHarness, tempDir } from "./helpers.ts";

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 
 export const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 export const BUN = process.execPath;

@@ -12,6 +12,7 @@ import {
   failureToError,
   parseResponseLine,
 } from "./protocol.ts";
+import type { BridgeMethod, Params, Result } from "../rpc/methods.ts";
 
 export interface BridgeEndpoint {
   /** Unix socket path, or a Windows named pipe path. */
@@ -30,7 +31,32 @@ export function newRequestId(): string {
   return `mcp_${randomBytes(12).toString("hex")}`;
 }
 
+/**
+ * The typed client: method names, params and results come from the Bridge method table
+ * (src/bridge/rpc/methods.ts), so a caller cannot misspell a method or a parameter.
+ */
 export class BridgeClient {
+  private readonly raw: RawBridgeClient;
+
+  constructor(
+    readonly endpoint: BridgeEndpoint,
+    readonly defaultTimeoutMs: number = DEFAULT_TIMEOUT_MS,
+  ) {
+    this.raw = new RawBridgeClient(endpoint, defaultTimeoutMs);
+  }
+
+  /** One RPC. Resolves with the result or throws the Bridge's coded error. */
+  call<M extends BridgeMethod>(method: M, params: Params<M>, opts: CallOptions = {}): Promise<Result<M>> {
+    // The reply is checked as a protocol envelope, not per method: both ends are this program.
+    return this.raw.call(method, params, opts) as Promise<Result<M>>;
+  }
+}
+
+/**
+ * The same round trip with no method table: any method name, any params object. For probing the
+ * protocol itself (unknown methods, wrong types, foreign servers), never for product callers.
+ */
+export class RawBridgeClient {
   constructor(
     readonly endpoint: BridgeEndpoint,
     readonly defaultTimeoutMs: number = DEFAULT_TIMEOUT_MS,

@@ -8,7 +8,7 @@
 // queue, and a peer that keeps sending without reading runs into maxQueuedBytes.
 import { toServerfsError, type ErrorCode } from "../../errors.ts";
 import { DEFAULT_SOCKET_BOUNDS, MAX_LINGERING_REFUSALS, type SocketBounds } from "./bounds.ts";
-import { checkParams } from "./params.ts";
+import { checkParams } from "../rpc/shapes.ts";
 import {
   EnvelopeError,
   LineDecoder,
@@ -159,8 +159,8 @@ export class Connection {
     try {
       const req = parseRequestLine(line);
       requestId = req.request_id;
-      const params = checkParams(req.method, req.params);
-      const result = await this.dispatch(req.method, params);
+      checkParams(req.method, req.params);
+      const result = await this.dispatch(req.method, req.params);
       return { request_id: req.request_id, ok: true, result };
     } catch (err) {
       if (err instanceof EnvelopeError) return failure(err.requestId, err.code, err.message);

@@ -19,25 +19,12 @@ import { authorize } from "./authorize.ts";
 import type { ServiceCore } from "./core.ts";
 import type { Recovery } from "./recovery.ts";
 import type { RunPlan } from "./task-run.ts";
+import type { HandlerParams, SubmitResult } from "../rpc/methods.ts";
 
-export interface SubmitParams {
-  runtime: string;
-  workdir: string;
-  path: string;
-  profile: string;
-  prompt: string;
-  model: string | null;
-  continue_from_task_id: string | null;
-  correlation_id: string | null;
-  idempotency_key: string | null;
-}
+/** task.submit's params as a handler receives them (validated, defaults applied). */
+export type SubmitParams = HandlerParams<"task.submit">;
 
-export type SubmitResult = {
-  task_id: string;
-  status: string;
-  correlation_id: string | null;
-  idempotency_key: string | null;
-};
+export type { SubmitResult };
 
 function hasControl(s: string, allowDel = false): boolean {
   for (const ch of s) {

@@ -3,15 +3,12 @@
 import { ServerfsError } from "../../errors.ts";
 import { utf8Bytes } from "../../common/utf8.ts";
 import { isTerminal } from "../lifecycle.ts";
+import type { CancelResult, Result } from "../rpc/methods.ts";
 import type { ServiceCore } from "./core.ts";
 
-export type CancelResult = {
-  task_id: string;
-  status: string;
-  correlation_id: string | null;
-};
+export type { CancelResult };
 
-export async function sendMessage(core: ServiceCore, taskId: string, message: string): Promise<Record<string, unknown>> {
+export async function sendMessage(core: ServiceCore, taskId: string, message: string): Promise<Result<"task.message.send">> {
   if (utf8Bytes(message) > core.limits.max_message_bytes) {
     throw new ServerfsError("AGENT_MESSAGE_TOO_LARGE", `message exceeds ${core.limits.max_message_bytes} bytes`);
   }

@@ -16,6 +16,7 @@ import { nowIso, type InteractionRow } from "../store/tasks.ts";
 import type { ServiceCore } from "./core.ts";
 import { normalizeApproval, normalizeQuestion, validateAnswers, validateApprovalAnswer } from "./interaction-rules.ts";
 import type { TaskRun } from "./task-run.ts";
+import type { ResolvedResult } from "../rpc/methods.ts";
 
 type Kind = "approval" | "question";
 
@@ -27,12 +28,7 @@ export interface ApprovalResponseParams {
   granted_permission_ids?: unknown;
 }
 
-export type Resolved = {
-  task_id: string;
-  request_id: string;
-  resolved: true;
-  correlation_id: string | null;
-};
+export type Resolved = ResolvedResult;
 
 export class InteractionBroker {
   constructor(

@@ -5,6 +5,7 @@ import type { RuntimeInfo } from "../../runtimes/types.ts";
 import { utf8Bytes } from "../../common/utf8.ts";
 import { normalizeRelativePath, parseProfile } from "./admission.ts";
 import { authorize } from "./authorize.ts";
+import type { Result } from "../rpc/methods.ts";
 import type { ServiceCore } from "./core.ts";
 
 export interface RuntimeModelsParams {
@@ -27,7 +28,7 @@ export async function listRuntimes(core: ServiceCore): Promise<RuntimeInfo[]> {
   return out;
 }
 
-export async function runtimeModels(core: ServiceCore, params: RuntimeModelsParams): Promise<Record<string, unknown>> {
+export async function runtimeModels(core: ServiceCore, params: RuntimeModelsParams): Promise<Result<"runtime.models">> {
   const runtime = params.runtime;
   const adapter = core.deps.adapters.get(runtime);
   if (!adapter) throw new ServerfsError("AGENT_RUNTIME_UNAVAILABLE", `runtime '${runtime.slice(0, 64)}' is not available`);
@@ -44,17 +45,18 @@ export async function runtimeModels(core: ServiceCore, params: RuntimeModelsPara
     if (utf8Bytes(params.task_prompt) > core.limits.max_prompt_bytes) throw new ServerfsError("AGENT_PROMPT_TOO_LARGE", "task_prompt is too large");
     authorize(core.deps.registry, runtime, params.workdir, profile, normalizeRelativePath(params.path ?? ""));
   }
-  let result: Record<string, unknown>;
+  let result: Result<"runtime.models">;
   if (!adapter.listModels) {
     result = { runtime, status: "unsupported", scope: "none", source: runtime, models: [] };
   } else {
     try {
-      result = await adapter.listModels();
+      // The adapter's own catalog report, passed through (RuntimeAdapter.listModels is untyped).
+      result = (await adapter.listModels()) as Result<"runtime.models">;
     } catch (err) {
       result = { runtime, status: "unavailable", scope: "none", source: runtime, models: [], detail: toServerfsError(err).code };
     }
   }
-  result = core.hostRedactor.payload(result);
+  result = core.hostRedactor.payload(result) as Result<"runtime.models">;
   if (advice) result.model_advice = { status: "disabled", automatic: false };
   return result;
 }

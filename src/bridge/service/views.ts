@@ -4,6 +4,7 @@ import { ServerfsError } from "../../errors.ts";
 import { isTerminal } from "../lifecycle.ts";
 import { readSpoolChunk } from "../spool.ts";
 import type { TaskRow } from "../store/tasks.ts";
+import type { Result, TaskView } from "../rpc/methods.ts";
 import type { ServiceCore } from "./core.ts";
 
 /** task.get waits at most this long for a change of status or pending request. */
@@ -13,8 +14,8 @@ const MAX_PAGE = 500;
 export class TaskViews {
   constructor(private readonly core: ServiceCore) {}
 
-  taskView(row: TaskRow): Record<string, unknown> {
-    const view: Record<string, unknown> = {
+  taskView(row: TaskRow): TaskView {
+    const view: TaskView = {
       task_id: row.task_id,
       runtime: row.runtime,
       workdir_alias: row.workdir_alias,
@@ -67,7 +68,7 @@ export class TaskViews {
     return view;
   }
 
-  async getTask(taskId: string, waitSeconds: number): Promise<Record<string, unknown>> {
+  async getTask(taskId: string, waitSeconds: number): Promise<Result<"task.get">> {
     const { core } = this;
     if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) throw new ServerfsError("INVALID_REQUEST", "wait_seconds must be between 0 and 50");
     let row = core.store.require(taskId);
@@ -83,7 +84,7 @@ export class TaskViews {
     return this.taskView(row);
   }
 
-  readEvents(taskId: string, after: number, limit: number): Record<string, unknown> {
+  readEvents(taskId: string, after: number, limit: number): Result<"task.events"> {
     if (after < 0) throw new ServerfsError("INVALID_LIMIT", "after_event_id must be ≥ 0");
     if (limit < 1 || limit > MAX_PAGE) throw new ServerfsError("INVALID_LIMIT", "limit must be between 1 and 500");
     const task = this.core.store.require(taskId);
@@ -92,7 +93,7 @@ export class TaskViews {
     return { correlation_id: task.correlation_id, events, next_after_event_id: last ? last.event_id : after };
   }
 
-  readResult(taskId: string, offset: number, maxBytes: number): Record<string, unknown> {
+  readResult(taskId: string, offset: number, maxBytes: number): Result<"task.result.read"> {
     const { core } = this;
     const task = core.store.require(taskId);
     if (maxBytes < 1 || maxBytes > core.limits.max_result_chunk_bytes) {
@@ -106,7 +107,7 @@ export class TaskViews {
     return { ...chunk, correlation_id: task.correlation_id };
   }
 
-  listTasks(limit: number, status: string | null): Record<string, unknown> {
+  listTasks(limit: number, status: string | null): Result<"task.list"> {
     if (limit < 1 || limit > MAX_PAGE) throw new ServerfsError("INVALID_LIMIT", "limit must be between 1 and 500");
     const rows = this.core.store.list(limit, status);
     return {

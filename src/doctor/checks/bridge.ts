@@ -7,6 +7,7 @@ import net from "node:net";
 import { bridgeClientFor } from "../../bridge/ipc/connect.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
+import type { Result } from "../../bridge/rpc/methods.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
 import { IS_LINUX, IS_WINDOWS } from "../../../platform/os.ts";
@@ -92,7 +93,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   }
 
   const client = bridgeClientFor(ctx.registry, { timeoutMs: Math.min(ctx.registry.agent.bridge_timeout_seconds * 1000, 5000) });
-  let status: Record<string, unknown>;
+  let status: Result<"bridge.status">;
   try {
     status = await client.call("bridge.status", {});
   } catch (err) {
@@ -105,7 +106,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   }
   const version = typeof status.version === "string" ? status.version.slice(0, 64) : null;
   const pid = typeof status.pid === "number" && Number.isInteger(status.pid) ? status.pid : null;
-  ctx.bridge = { state: "up", version, pid, call: (m, p) => client.call(m, p) };
+  ctx.bridge = { state: "up", version, pid, call: (method, params) => client.call(method, params) };
   out.push(ok("bridge.socket", "bridge", `reachable; ${typeof status.active_tasks === "number" ? status.active_tasks : "?"} active task(s)`));
 
   const pidUid = pid !== null ? uidOfPid(pid) : null;

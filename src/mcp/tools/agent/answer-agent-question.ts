@@ -28,7 +28,7 @@ export function answerAgentQuestionTool(deps: AgentToolDeps): McpTool {
     handler: async (a) => {
       const answers = a.answers.map((x) => (x.text === null ? { question_id: x.question_id, selected_option_ids: x.selected_option_ids } : x));
       const r = await rpc(deps, "task.question.answer", { task_id: a.task_id, request_id: a.request_id, answers });
-      return { structured: r as { task_id: string; request_id: string; resolved: boolean; correlation_id: string | null } };
+      return { structured: r };
     },
   });
 }

@@ -15,7 +15,7 @@ export function cancelAgentTaskTool(deps: AgentToolDeps): McpTool {
     auditArgs: (a) => ({ task_id: a.task_id }),
     handler: async (a) => {
       const r = await rpc(deps, "task.cancel", { task_id: a.task_id });
-      return { structured: r as { task_id: string; status: string; correlation_id: string | null } };
+      return { structured: r };
     },
   });
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ServerfsError } from "../../../errors.ts";
 import type { Registry, TaskProfile } from "../../../config/types.ts";
 import type { BridgeClient } from "../../../bridge/ipc/client.ts";
+import type { BridgeMethod, Params, Result } from "../../../bridge/rpc/methods.ts";
 import type { FileService } from "../../../fs/index.ts";
 import { normalizeRequestPath } from "../../../fs/policy.ts";
 import { authorizeTask } from "../../../bridge/service/authorize.ts";
@@ -60,7 +61,7 @@ export async function authorizeSubmit(
 }
 
 /** Bridge errors pass through with their code; anything foreign becomes AGENT_BRIDGE_ERROR. */
-export async function rpc(deps: AgentToolDeps, method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>> {
+export async function rpc<M extends BridgeMethod>(deps: AgentToolDeps, method: M, params: Params<M>, timeoutMs?: number): Promise<Result<M>> {
   try {
     return await deps.client.call(method, params, timeoutMs !== undefined ? { timeoutMs } : {});
   } catch (err) {
@@ -69,11 +70,18 @@ export async function rpc(deps: AgentToolDeps, method: string, params: Record<st
   }
 }
 
+/** `T` with its nullable keys made optional and non-null: what `compact` returns. */
+export type Compacted<T> = {
+  [K in keyof T as null extends T[K] ? never : undefined extends T[K] ? never : K]: T[K];
+} & {
+  [K in keyof T as null extends T[K] ? K : undefined extends T[K] ? K : never]?: Exclude<T[K], null | undefined>;
+};
+
 /** Drop null/undefined optional keys: the RPC omits them rather than sending null. */
-export function compact(params: Record<string, unknown>): Record<string, unknown> {
+export function compact<T extends object>(params: T): Compacted<T> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) out[k] = v;
-  return out;
+  return out as Compacted<T>;
 }
 
 export const correlationOut = z.string().nullable();

@@ -4,12 +4,13 @@
 import { z } from "zod";
 import { defineTool, type McpTool, type ToolContext } from "../../tool.ts";
 import { AGENT_HINTS, rpc, taskIdArg, type AgentToolDeps } from "./common.ts";
+import type { TaskView } from "../../../bridge/rpc/methods.ts";
 
 const SLICE_SECONDS = 5;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
 
-function fingerprint(t: Record<string, unknown>): string {
-  return `${String(t.status)}|${String(t.pending_request_id)}`;
+function fingerprint(t: TaskView): string {
+  return `${t.status}|${String(t.pending_request_id)}`;
 }
 
 async function progress(ctx: ToolContext, elapsed: number, total: number, status: string): Promise<void> {
@@ -45,14 +46,14 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
       let view = await rpc(deps, "task.get", { task_id: a.task_id });
       const start = fingerprint(view);
       const until = Date.now() + a.wait_seconds * 1000;
-      while (!TERMINAL.has(String(view.status)) && fingerprint(view) === start && !ctx.signal.aborted) {
+      while (!TERMINAL.has(view.status) && fingerprint(view) === start && !ctx.signal.aborted) {
         const left = Math.ceil((until - Date.now()) / 1000);
         if (left <= 0) break;
         const slice = Math.min(SLICE_SECONDS, left);
         view = await rpc(deps, "task.get", { task_id: a.task_id, wait_seconds: slice }, (slice + 15) * 1000);
-        if (fingerprint(view) === start) await progress(ctx, a.wait_seconds - Math.max(0, Math.ceil((until - Date.now()) / 1000)), a.wait_seconds, String(view.status));
+        if (fingerprint(view) === start) await progress(ctx, a.wait_seconds - Math.max(0, Math.ceil((until - Date.now()) / 1000)), a.wait_seconds, view.status);
       }
-      return { structured: view as { task_id: string; status: string } };
+      return { structured: view };
     },
   });
 }

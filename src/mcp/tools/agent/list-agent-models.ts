@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ServerfsError } from "../../../errors.ts";
 import { defineTool, type McpTool } from "../../tool.ts";
 import { AGENT_HINTS, allowlistedRuntimes, compact, runtimeArg, rpc, type AgentToolDeps } from "./common.ts";
+import type { Params } from "../../../bridge/rpc/methods.ts";
 
 export function listAgentModelsTool(deps: AgentToolDeps): McpTool {
   return defineTool({
@@ -25,11 +26,11 @@ export function listAgentModelsTool(deps: AgentToolDeps): McpTool {
       if (!allowlistedRuntimes(deps.registry).has(a.runtime)) {
         throw new ServerfsError("AGENT_RUNTIME_NOT_ALLOWED", `runtime '${a.runtime}' is not allowed on any workdir`);
       }
-      const params = compact({ runtime: a.runtime, workdir: a.workdir, task_prompt: a.task_prompt });
+      const params: Params<"runtime.models"> = compact({ runtime: a.runtime, workdir: a.workdir, task_prompt: a.task_prompt });
       if (a.path !== "") params.path = a.path;
       if (a.profile !== "workspace-write") params.profile = a.profile;
       const r = await rpc(deps, "runtime.models", params);
-      return { structured: r as { runtime: string; status: string; models: Record<string, unknown>[] } };
+      return { structured: r };
     },
   });
 }

@@ -19,7 +19,7 @@ export function listAgentRuntimesTool(deps: AgentToolDeps): McpTool {
       const allowed = allowlistedRuntimes(deps.registry);
       if (allowed.size === 0) return { structured: { runtimes: [] } };
       const r = await rpc(deps, "runtime.list", {});
-      const list = (r.runtimes as Array<{ name: string; available: boolean }>).filter((x) => allowed.has(x.name));
+      const list = r.runtimes.filter((x) => allowed.has(x.name));
       return { structured: { runtimes: list } };
     },
   });

@@ -19,7 +19,7 @@ export function readAgentTaskEventsTool(deps: AgentToolDeps): McpTool {
     auditArgs: (a) => ({ task_id: a.task_id, after_event_id: a.after_event_id, limit: a.limit }),
     handler: async (a) => {
       const r = await rpc(deps, "task.events", { task_id: a.task_id, after_event_id: a.after_event_id, limit: a.limit });
-      return { structured: r as { correlation_id: string | null; events: Array<{ event_id: number }>; next_after_event_id: number } };
+      return { structured: r };
     },
   });
 }

@@ -19,7 +19,7 @@ export function readAgentTaskResultTool(deps: AgentToolDeps): McpTool {
     auditArgs: (a) => ({ task_id: a.task_id, offset_bytes: a.offset_bytes, max_bytes: a.max_bytes }),
     handler: async (a) => {
       const r = await rpc(deps, "task.result.read", { task_id: a.task_id, offset_bytes: a.offset_bytes, max_bytes: a.max_bytes });
-      return { structured: r as { text: string; offset_bytes: number; next_offset_bytes: number; eof: boolean; correlation_id: string | null } };
+      return { structured: r };
     },
   });
 }

@@ -27,7 +27,7 @@ export function respondAgentApprovalTool(deps: AgentToolDeps): McpTool {
         "task.approval.respond",
         compact({ task_id: a.task_id, request_id: a.request_id, decision: a.decision, option_id: a.option_id, granted_permission_ids: a.granted_permission_ids }),
       );
-      return { structured: r as { task_id: string; request_id: string; resolved: boolean; correlation_id: string | null } };
+      return { structured: r };
     },
   });
 }

@@ -15,7 +15,7 @@ export function sendAgentMessageTool(deps: AgentToolDeps): McpTool {
     auditArgs: (a) => ({ task_id: a.task_id, message_bytes: Buffer.byteLength(a.message) }),
     handler: async (a) => {
       const r = await rpc(deps, "task.message.send", { task_id: a.task_id, message: a.message });
-      return { structured: r as { task_id: string; accepted: boolean; correlation_id: string | null } };
+      return { structured: r };
     },
   });
 }

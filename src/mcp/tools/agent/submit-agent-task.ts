@@ -51,7 +51,7 @@ export function submitAgentTaskTool(deps: AgentToolDeps): McpTool {
           idempotency_key: a.idempotency_key,
         }),
       );
-      return { structured: r as { task_id: string; status: string; correlation_id: string | null; idempotency_key: string | null } };
+      return { structured: r };
     },
   });
 }

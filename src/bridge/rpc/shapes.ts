@@ -1,17 +1,18 @@
-// Exact parameter shapes per RPC method: required and optional key sets with strict JSON types
-// (a JSON bool is never an int, a float is never an int). Hand-written on purpose: this runs on
-// every request and must not pull a schema library onto the hot path.
+// The one declaration of every Bridge RPC method's parameters: the runtime validator walks this
+// data and the TypeScript parameter types are derived from it, so the two cannot disagree. The
+// checker is hand-written on purpose: it runs on every request and must not pull a schema library
+// onto the hot path. JSON types are strict: a JSON bool is never an int, a float is never an int.
+// The contract in prose: docs/design/bridge-rpc.md.
 import { ServerfsError } from "../../errors.ts";
-import { isPlainObject } from "./protocol.ts";
 
 export type ParamType = "string" | "int" | "string?" | "string[]" | "array" | "bool";
 
 export interface MethodShape {
-  required: Record<string, ParamType>;
-  optional: Record<string, ParamType>;
+  readonly required: Readonly<Record<string, ParamType>>;
+  readonly optional: Readonly<Record<string, ParamType>>;
 }
 
-export const METHOD_SHAPES: Record<string, MethodShape> = {
+export const METHOD_SHAPES = {
   "runtime.list": { required: {}, optional: {} },
   "runtime.models": {
     required: { runtime: "string" },
@@ -41,7 +42,31 @@ export const METHOD_SHAPES: Record<string, MethodShape> = {
   // Operator-only additions (serverfs tasks / service status); additive to protocol v1.
   "task.list": { required: {}, optional: { limit: "int", status: "string" } },
   "bridge.status": { required: {}, optional: {} },
-};
+} as const satisfies Record<string, MethodShape>;
+
+export type BridgeMethod = keyof typeof METHOD_SHAPES;
+
+type TypeOf<T> = T extends "string"
+  ? string
+  : T extends "string?"
+    ? string | null
+    : T extends "int"
+      ? number
+      : T extends "bool"
+        ? boolean
+        : T extends "string[]"
+          ? string[]
+          : unknown[];
+
+type Flat<T> = { [K in keyof T]: T[K] };
+type Shape<M extends BridgeMethod> = (typeof METHOD_SHAPES)[M];
+
+/** What a caller may send for `M`: required keys, and optional keys it may omit. */
+export type WireParams<M extends BridgeMethod> = Flat<
+  { -readonly [K in keyof Shape<M>["required"]]: TypeOf<Shape<M>["required"][K]> } & {
+    -readonly [K in keyof Shape<M>["optional"]]?: TypeOf<Shape<M>["optional"][K]>;
+  }
+>;
 
 function matches(type: ParamType, value: unknown): boolean {
   switch (type) {
@@ -60,17 +85,22 @@ function matches(type: ParamType, value: unknown): boolean {
   }
 }
 
-/** The shape of a known method. Own keys only: `toString`, `constructor`, `__proto__` are not methods. */
+/** Own keys only: `toString`, `constructor`, `__proto__` are not methods. */
+export function isBridgeMethod(method: string): method is BridgeMethod {
+  return Object.hasOwn(METHOD_SHAPES, method);
+}
+
+/** The shape of a known method, or null. */
 export function methodShape(method: string): MethodShape | null {
-  return Object.hasOwn(METHOD_SHAPES, method) ? METHOD_SHAPES[method]! : null;
+  return isBridgeMethod(method) ? METHOD_SHAPES[method] : null;
 }
 
 /**
- * Throws INVALID_REQUEST naming the offending key; returns the params unchanged when valid. Every
+ * Throws METHOD_NOT_FOUND for an unknown method and INVALID_REQUEST naming the offending key. Every
  * lookup is an own-property check, so an inherited name (`hasOwnProperty`) or a JSON `"__proto__"`
  * key (which JSON.parse makes an own key, not a prototype) is just an unknown parameter.
  */
-export function checkParams(method: string, params: Record<string, unknown>): Record<string, unknown> {
+export function checkParams(method: string, params: Record<string, unknown>): asserts method is BridgeMethod {
   const shape = methodShape(method);
   if (!shape) throw new ServerfsError("METHOD_NOT_FOUND", `unknown method '${method.slice(0, 64)}'`);
   for (const key of Object.keys(params)) {
@@ -87,7 +117,4 @@ export function checkParams(method: string, params: Record<string, unknown>): Re
       throw new ServerfsError("INVALID_REQUEST", `parameter '${key}' has the wrong type`);
     }
   }
-  return params;
 }
-
-export { isPlainObject };

@@ -1,0 +1,114 @@
+// What each Bridge RPC method returns. Type aliases (not interfaces) on purpose: an alias is
+// assignable to an index-signature object, which is what MCP tools' loose output schemas infer.
+// The contract in prose: docs/design/bridge-rpc.md.
+import type { RuntimeInfo } from "../../runtimes/types.ts";
+import type { TaskStatus } from "../lifecycle.ts";
+import type { ResultChunk } from "../spool.ts";
+import type { EventRecord } from "../store/events.ts";
+import type { InteractionRow, TaskRow } from "../store/tasks.ts";
+
+/** An interface copied into an alias, so it is assignable to index-signature objects. */
+type Alias<T> = { [K in keyof T]: T[K] };
+
+export type RuntimeListResult = { runtimes: RuntimeInfo[] };
+
+/** The runtime's own catalog report, passed through; `model_advice` is added in advice mode. */
+export type RuntimeModelsResult = {
+  runtime: string;
+  status: "ok" | "unsupported" | "unavailable";
+  scope: string;
+  source: string;
+  models: Array<Record<string, unknown>>;
+  detail?: string;
+  model_advice?: { status: "disabled"; automatic: false };
+  [extra: string]: unknown;
+};
+
+export type SubmitResult = {
+  task_id: string;
+  status: TaskStatus;
+  correlation_id: string | null;
+  idempotency_key: string | null;
+};
+
+export type PendingRequestView = {
+  request_id: string;
+  task_id: string;
+  kind: InteractionRow["kind"];
+  status: InteractionRow["status"];
+  payload: Record<string, unknown>;
+  created_at: string;
+  expires_at: string | null;
+  resolved_at: string | null;
+  resolution: Record<string, unknown> | null;
+};
+
+export type TaskView = {
+  task_id: string;
+  runtime: string;
+  workdir_alias: string;
+  workdir_slot: number;
+  relative_cwd: string;
+  profile: string;
+  status: TaskStatus;
+  created_at: string;
+  started_at: string | null;
+  updated_at: string;
+  completed_at: string | null;
+  deadline_at: string | null;
+  continue_from_task_id: string | null;
+  correlation_id: string | null;
+  idempotency_key: string | null;
+  requested_model: string | null;
+  final_response: string | null;
+  final_response_truncated: boolean;
+  result: { storage: string; size_bytes: number | null; sha256: string | null; retrievable: boolean } | null;
+  manifest: Record<string, unknown> | null;
+  manifest_sha256: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  pending_request_id: string | null;
+  /** Present only while an interaction is pending. */
+  pending_request?: PendingRequestView;
+};
+
+export type TaskEvent = Alias<EventRecord>;
+
+export type EventsResult = {
+  correlation_id: string | null;
+  events: TaskEvent[];
+  next_after_event_id: number;
+};
+
+export type ResultReadResult = Alias<ResultChunk & { correlation_id: string | null }>;
+
+export type ResolvedResult = { task_id: string; request_id: string; resolved: true; correlation_id: string | null };
+
+export type MessageResult = { task_id: string; accepted: true; correlation_id: string | null };
+
+export type CancelResult = { task_id: string; status: TaskStatus; correlation_id: string | null };
+
+export type TaskSummary = Pick<
+  TaskRow,
+  | "task_id"
+  | "runtime"
+  | "workdir_alias"
+  | "profile"
+  | "status"
+  | "created_at"
+  | "completed_at"
+  | "error_code"
+  | "pending_request_id"
+  | "correlation_id"
+>;
+
+export type TaskListResult = { tasks: TaskSummary[] };
+
+export type BridgeStatusResult = {
+  version: string;
+  pid: number;
+  started_at: string;
+  active_tasks: number;
+  running_in_process: number;
+  rss_bytes: number;
+};
