@@ -128,6 +128,16 @@ function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
   return "unknown";
 }
 
+/** The directory listed by path is still the one held open (else: it was swapped, ENOENT). */
+function verifyListed(h: { path: string }, dirFd: number): void {
+  const check = fs.openSync(h.path, FLAGS.dirList | O.CLOEXEC);
+  try {
+    if (!sameObject(fs.fstatSync(check, { bigint: true }), fs.fstatSync(dirFd, { bigint: true }))) throw new sys.SysError(2, "readdir");
+  } finally {
+    closeQuietly(check);
+  }
+}
+
 export const darwinNative: FsNative = {
   openRoot(hostPath, opts) {
     // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
@@ -165,15 +175,17 @@ export const darwinNative: FsNative = {
   readDir(dirFd) {
     const h = base(dirFd);
     const entries = fs.readdirSync(h.path, { withFileTypes: true });
-    const check = fs.openSync(h.path, FLAGS.dirList | O.CLOEXEC);
-    try {
-      if (!sameObject(fs.fstatSync(check, { bigint: true }), fs.fstatSync(dirFd, { bigint: true }))) throw new sys.SysError(2, "readdir");
-    } finally {
-      closeQuietly(check);
-    }
+    verifyListed(h, dirFd);
     const out: DirEntryInfo[] = [];
     for (const d of entries) if (!isMountPoint(h, d.name)) out.push({ name: d.name, kind: direntKind(d) });
     return out;
+  },
+
+  readDirNames(dirFd) {
+    const h = base(dirFd);
+    const names = fs.readdirSync(h.path);
+    verifyListed(h, dirFd);
+    return names.filter((name) => !isMountPoint(h, name));
   },
 
   readDirFast(dirFd) {

@@ -182,6 +182,11 @@ export const linuxNative: FsNative = {
     return out;
   },
 
+  readDirNames(dirFd) {
+    const names = fs.readdirSync(procPath(dirFd));
+    return confined.has(dirFd) ? names.filter((name) => !isMountPoint(dirFd, name)) : names;
+  },
+
   readDirFast(dirFd) {
     return linuxNative.readDir(dirFd);
   },

@@ -42,7 +42,7 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
   try {
     let names: string[];
     try {
-      names = ws.native.readDir(dirFd).map((e) => e.name);
+      names = ws.native.readDirNames(dirFd);
     } catch (err) {
       const code = errnoCode(err);
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
