@@ -1,0 +1,25 @@
+// Temp dirs for every test: real directories under the OS temp dir, resolved through symlinks
+// (containment compares real paths), each removed when the test process exits at the latest.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const made: string[] = [];
+process.on("exit", () => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = "serverfs-test-"): string {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  made.push(d);
+  return d;
+}
+
+export function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Remove every temp dir made so far (for an afterAll that wants the disk back early). */
+export function cleanupTempDirs(): void {
+  for (const d of made.splice(0)) removeDir(d);
+}
