@@ -4,15 +4,14 @@
 // serve. No task row, no provider process, no lease; the next legitimate submit succeeds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
+import { connectServe } from "../support/mcp.ts";
 import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
 
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 let h: Harness;
 let client: Client;
 let repo: string;
@@ -29,10 +28,7 @@ beforeAll(async () => {
       `extra_deny_globs = ["secret"]\n` +
       `[agent]\nenabled = true\nenable_fake_runtime = true\n`,
   );
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], stderr: "ignore" });
-  client = new Client({ name: "start-path-test", version: "0" });
-  await client.connect(transport);
-  await client.listTools();
+  ({ client } = await connectServe({ args: ["--config", config], clientName: "start-path-test" }));
 });
 afterAll(async () => {
   await client.close();

@@ -9,7 +9,7 @@ import path from "node:path";
 import { acpCommandCheck } from "../../src/doctor/checks/acp-profiles.ts";
 import { boundedRun } from "../../src/doctor/bounded-run.ts";
 import { acpFingerprint } from "../../src/config/fingerprint.ts";
-import { ACP_FIXTURES, BUN, cleanup, makeDeployment, pidAlive, processesWith, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { ACP_FIXTURES, BUN, cleanup, tempDir, makeDeployment, pidAlive, processesWith, runDoctor, startBridge, type Deployment } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));
@@ -51,7 +51,7 @@ describe("ACP profiles without launching", () => {
   });
 
   test("the command check itself (a file removed or made non-executable after the config was loaded): FAIL with the key to fix", () => {
-    const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "sfs-doctor-cmd-"));
+    const dir = tempDir("sfs-doctor-cmd-");
     dirs.push(dir);
     const file = script(dir, "agent", "exit 0");
     const profile = { id: "x", runtime: "acp-x", command: file, args: ["acp"], use_proxy: false, probe_timeout_seconds: 5, shutdown_timeout_seconds: 1, fingerprint: acpFingerprint({ id: "x", command: file, args: ["acp"], use_proxy: false }) };
@@ -153,7 +153,7 @@ describe("--probe-acp", () => {
 
 describe("native runtimes", () => {
   test("found on disk and answering --version: OK with the version; missing: FAIL; failing --version: FAIL", async () => {
-    const bin = fs.mkdtempSync(path.join("/tmp", "sfs-doctor-bin-"));
+    const bin = tempDir("sfs-doctor-bin-");
     dirs.push(bin);
     const codex = script(bin, "codex", `echo "codex-cli 9.9.9"`);
     const claude = script(bin, "claude", `echo broken >&2; exit 3`);
@@ -179,7 +179,7 @@ describe("native runtimes", () => {
   }, 30_000);
 
   test("a --version that hangs and forks a setsid grandchild: bounded, then the whole tree is stopped with proof", async () => {
-    const bin = fs.mkdtempSync(path.join("/tmp", "sfs-doctor-bin-"));
+    const bin = tempDir("sfs-doctor-bin-");
     dirs.push(bin);
     const pidFile = path.join(bin, "pids");
     const slow = script(bin, "slow", `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' & sleep 300`);

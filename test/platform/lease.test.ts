@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { leases } from "../../platform/index.ts";
 import { isLinux, isLive, waitUntil } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
 
 const fixture = join(import.meta.dir, "fixtures", "lease-holder.ts");
-const dir = mkdtempSync(join(tmpdir(), "serverfs-lease-"));
+const dir = tempDir("serverfs-lease-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function tryFromOtherProcess(path: string): Promise<string> {

@@ -11,8 +11,9 @@ import { systemdQuote, systemdUnit, systemdUnitPath } from "../../platform/linux
 import type { ServiceHost } from "../../platform/service/types.ts";
 import { splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
 import { scheduledTaskXml } from "../../platform/windows/service.ts";
+import { tempDir } from "../support/temp.ts";
 
-const root = mkdtempSync(join(tmpdir(), "serverfs service "));
+const root = tempDir("serverfs service ");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const cli = join(import.meta.dir, "..", "..", "src", "cli.ts");
 

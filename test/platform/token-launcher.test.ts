@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GO_BYTE, LAUNCHER_NOT_RELEASED_EXIT, LAUNCHER_SPAWN_FAILED_EXIT, launcherCommand } from "../../platform/launcher.ts";
 import { ensureBridgeToken, readBridgeToken, tokensEqual } from "../../platform/token.ts";
+import { tempDir } from "../support/temp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "serverfs-token-"));
+const dir = tempDir("serverfs-token-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("Bridge token", () => {

@@ -6,9 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { becomeSubreaper, containment, leases, pipeName } from "../../platform/index.ts";
 import { currentUserSid } from "../../platform/windows/pipe.ts";
+import { tempDir } from "../support/temp.ts";
 
 const onWindows = process.platform === "win32";
-const dir = mkdtempSync(join(tmpdir(), "serverfs-win-"));
+const dir = tempDir("serverfs-win-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function alive(pid: number): boolean {
