@@ -9,7 +9,8 @@ import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { MAX_LINE_BYTES } from "../../src/bridge/ipc/protocol.ts";
 import { clearStaleSocket, listenPosix, prepareSocketDirectory } from "../../src/bridge/ipc/server.posix.ts";
 import { peerCredentials } from "../../platform/index.ts";
-import { cleanup, startHarness, tempDir, type Harness } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,7 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
-import { cleanup, pidAlive, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {

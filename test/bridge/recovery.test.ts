@@ -15,7 +15,9 @@ import { MIGRATIONS } from "../../src/bridge/store/migrations.ts";
 import { leases } from "../../platform/index.ts";
 import { spawnBridgeProcess } from "../support/bridge-process.ts";
 import { CLI } from "../support/proc.ts";
-import { cleanup, makeRegistry, makeWorkdir, pidAlive, startHarness, tempDir, turnCount } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, makeRegistry, makeWorkdir, startHarness, turnCount } from "./helpers.ts";
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));
 

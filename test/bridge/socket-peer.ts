@@ -4,7 +4,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { SocketBounds } from "../../src/bridge/ipc/bounds.ts";
-import { cleanup, tempDir } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup } from "./helpers.ts";
 
 const FIXTURE = path.join(import.meta.dir, "..", "fixtures", "bridge", "socket-bounds.ts");
 

@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { cleanup, startHarness, tempDir, type Harness } from "./helpers.ts";
+import { runCliAsync } from "../support/proc.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, startHarness, type Harness } from "./helpers.ts";
 
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 let h: Harness;
 let config: string;
 
@@ -24,9 +25,8 @@ afterAll(async () => {
 });
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn([process.execPath, CLI, "tasks", ...args], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, out, err };
+  const r = await runCliAsync(["tasks", ...args], { cwd: process.cwd() });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 test("list and show, table and --json", async () => {

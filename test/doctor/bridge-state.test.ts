@@ -9,7 +9,8 @@ import path from "node:path";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { publishGuard } from "../../src/bridge/guard.ts";
 import { loadRegistry } from "../../src/config/load.ts";
-import { cleanup, makeDeployment, pidAlive, runDoctor, startBridge, treeSnapshot, type Deployment } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { cleanup, makeDeployment, runDoctor, startBridge, treeSnapshot, type Deployment } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));

@@ -9,7 +9,8 @@ import path from "node:path";
 import { acpCommandCheck } from "../../src/doctor/checks/acp-profiles.ts";
 import { boundedRun } from "../../src/doctor/bounded-run.ts";
 import { acpFingerprint } from "../../src/config/fingerprint.ts";
-import { ACP_FIXTURES, BUN, cleanup, tempDir, makeDeployment, pidAlive, processesWith, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { BUN, pidAlive, processesWith } from "../support/proc.ts";
+import { ACP_FIXTURES, cleanup, tempDir, makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { BUN, CLI, cleanup, makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { BUN, CLI } from "../support/proc.ts";
+import { cleanup, makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));

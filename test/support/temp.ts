@@ -1,4 +1,5 @@
-// Temp dirs for every test: real directories under the OS temp dir, resolved through symlinks
+// Temp dirs for every test: real directories under the OS temp dir (short names: unix socket
+// paths under them have a length limit), resolved through symlinks
 // (containment compares real paths), each removed when the test process exits at the latest.
 import fs from "node:fs";
 import os from "node:os";
@@ -15,7 +16,7 @@ process.on("exit", () => {
   }
 });
 
-export function tempDir(prefix = "serverfs-test-"): string {
+export function tempDir(prefix = "sfs-test-"): string {
   const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
   made.push(d);
   return d;

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { pidAlive, startAcpRig, type ServiceRig } from "../service-rig.ts";
+import { pidAlive } from "../../support/proc.ts";
+import { startAcpRig, type ServiceRig } from "../service-rig.ts";
 import { profileFor } from "./harness.ts";
 import { tempDir } from "../../support/temp.ts";
 

@@ -10,7 +10,9 @@ import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile } from "../../../src/config/types.ts";
 import { startFakeModel, type FakeModel } from "../../fixtures/acp/fake-model.ts";
 import { OPENCODE, OPENCODE_SUPPORTED, writeOpenCodeEnv } from "../../fixtures/acp/opencode-env.ts";
-import { pidAlive, processesWithHome, startAcpRig, tempDir, type ServiceRig } from "../service-rig.ts";
+import { pidAlive, processesWithHome } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
+import { startAcpRig, type ServiceRig } from "../service-rig.ts";
 
 const supported = OPENCODE_SUPPORTED;
 
