@@ -8,12 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { bridgePaths, leaseFiles } from "../../src/bridge/deployment.ts";
 import { startBridge } from "../../src/bridge/daemon.ts";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { createLeaseGate } from "../../src/bridge/lease-gate.ts";
 import { migrate, openStateDatabase } from "../../src/bridge/store/db.ts";
 import { MIGRATIONS } from "../../src/bridge/store/migrations.ts";
 import { leases } from "../../platform/index.ts";
-import { spawnBridgeProcess } from "../support/bridge-process.ts";
+import { reportedPids as pidsOf, spawnBridgeProcess } from "../support/bridge-process.ts";
 import { CLI } from "../support/proc.ts";
 import { pidAlive } from "../support/proc.ts";
 import { tempDir } from "../support/temp.ts";
@@ -41,15 +40,6 @@ function spawnBridge(d: ReturnType<typeof deployment>) {
   return spawnBridgeProcess(d.config, bridgePaths(d.registry).socketPath, { env: { SERVERFS_FAKE_TURN_LOG: d.turnLog } });
 }
 
-async function pidsOf(client: BridgeClient, taskId: string): Promise<number[]> {
-  for (let i = 0; i < 200; i++) {
-    const ev = (await client.call("task.events", { task_id: taskId })).events as Array<{ payload: Record<string, unknown> }>;
-    const hit = ev.find((e) => Array.isArray(e.payload.pids));
-    if (hit) return hit.payload.pids as number[];
-    await Bun.sleep(25);
-  }
-  throw new Error("no pids");
-}
 
 describe("crash and restart of a real serverfs bridge", () => {
   test("SIGKILL mid-task → restart: interrupted/BRIDGE_RESTARTED, leftovers swept, guard cleared with proof, nothing re-run", async () => {

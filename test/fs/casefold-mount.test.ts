@@ -6,7 +6,6 @@
 // `ID_RSA`. Nothing in a backing tree changes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
 import { ext4CasefoldFeature } from "../../platform/fs/case-linux.ts";

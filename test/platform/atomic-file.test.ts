@@ -2,7 +2,6 @@
 // real files, real modes, a real full filesystem.
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { AtomicPublishError, isAtomicTempName, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { cleanupTempDirs, tempDir as supportTempDir } from "../support/temp.ts";

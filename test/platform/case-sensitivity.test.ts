@@ -4,7 +4,6 @@
 // test/fs/casefold-mount.test.ts.
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
 import { tempDir } from "../support/temp.ts";

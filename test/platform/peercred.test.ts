@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { peerCredentials, type PeerIdentity } from "../../platform/index.ts";
 import { tempDir } from "../support/temp.ts";

@@ -3,8 +3,7 @@
 // manager (this VM has no user session bus); the real socket status check talks to a real
 // NDJSON listener.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchAgentPath, launchAgentPlist } from "../../platform/darwin/service.ts";
 import { systemdQuote, systemdUnit, systemdUnitPath } from "../../platform/linux/service.ts";

@@ -49,3 +49,14 @@ export async function spawnBridgeProcess(config: string, socketPath: string, opt
   const stderr = proc.stderr instanceof ReadableStream ? await new Response(proc.stderr).text() : "";
   throw new Error(`bridge did not start: ${stderr}`);
 }
+
+/** The provider pids a task's events report (the fake runtime's spawn:N prompt reports them). */
+export async function reportedPids(client: { call: (m: string, p: Record<string, unknown>) => Promise<Record<string, unknown>> }, taskId: string): Promise<number[]> {
+  for (let i = 0; i < 200; i++) {
+    const ev = (await client.call("task.events", { task_id: taskId })).events as Array<{ payload: Record<string, unknown> }>;
+    const hit = ev.find((e) => Array.isArray(e.payload.pids));
+    if (hit) return hit.payload.pids as number[];
+    await Bun.sleep(25);
+  }
+  throw new Error("no pids");
+}

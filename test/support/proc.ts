@@ -158,3 +158,26 @@ export async function waitUntil(check: () => boolean, timeoutMs: number, stepMs 
     await Bun.sleep(stepMs);
   }
 }
+
+/** Read a child's stream until the first newline (or its end); returns all the text read. */
+export async function readThroughNewline(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return text;
+}
+
+/** Wait until `file` holds `count` lines (a fixture writing its pids); throws `what` on timeout. */
+export async function waitForLines(file: string, count: number, timeoutMs: number, what: string): Promise<string[]> {
+  const until = Date.now() + timeoutMs;
+  while (!(fs.existsSync(file) && fs.readFileSync(file, "utf8").trim().split("\n").length === count)) {
+    if (Date.now() > until) throw new Error(what);
+    await Bun.sleep(50);
+  }
+  return fs.readFileSync(file, "utf8").trim().split("\n");
+}

@@ -12,7 +12,7 @@ import { OPENCODE, OPENCODE_SUPPORTED, writeOpenCodeEnv } from "../../fixtures/a
 import { deploymentPaths } from "../../../src/config/paths.ts";
 import { spawnBridgeProcess, type BridgeProcess } from "../../support/bridge-process.ts";
 import { connectServe } from "../../support/mcp.ts";
-import { pidAlive, processesWithHome } from "../../support/proc.ts";
+import { pidAlive, processesWithHome, waitForLines } from "../../support/proc.ts";
 import { tempDir } from "../../support/temp.ts";
 
 let model: FakeModel;
@@ -162,12 +162,7 @@ describe.skipIf(!OPENCODE_SUPPORTED)("serve → Bridge → ACP → OpenCode, all
     const id = await submit(`SHELL sleep 300 & echo $! > ${pids}; sleep 301 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`);
     const req = await approval(id);
     await tool("respond_agent_approval", { task_id: id, request_id: req.request_id, option_id: optionOfKind(req, "allow_once") });
-    const until = Date.now() + 60_000;
-    while (!(fs.existsSync(pids) && fs.readFileSync(pids, "utf8").trim().split("\n").length === 3)) {
-      if (Date.now() > until) throw new Error("the shell tool never started");
-      await Bun.sleep(50);
-    }
-    const toolPids = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    const toolPids = (await waitForLines(pids, 3, 60_000, "the shell tool never started")).map(Number);
     expect(toolPids.every(pidAlive)).toBe(true);
     expect((await tool("cancel_agent_task", { task_id: id })).status).toBe("cancelled");
     const stopBy = Date.now() + 20_000;
