@@ -1,6 +1,7 @@
 // The Bridge suites' harness: the whole daemon (startBridge, the production wiring) on a real
 // unix socket in a temp state dir, a client for it, and the fake runtime's turn log. Generic
 // helpers live in test/support/ and are re-exported here under the names these suites use.
+import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentConfig, Registry, Workdir } from "../../src/config/types.ts";
@@ -10,7 +11,7 @@ import type { BridgeLimits } from "../../src/bridge/limits.ts";
 import type { Containment } from "../../platform/types.ts";
 import { taskDriver, type TaskDriver } from "../support/bridge-rig.ts";
 import { agentWorkdir, bridgeRegistry } from "../support/registry.ts";
-import { tempDir as supportTempDir } from "../support/temp.ts";
+import { removeDir, tempDir as supportTempDir } from "../support/temp.ts";
 
 export { pidAlive } from "../support/proc.ts";
 export { removeDir as cleanup } from "../support/temp.ts";
@@ -91,4 +92,21 @@ export function turnCount(turnLog: string): number {
   } catch {
     return 0;
   }
+}
+
+/** How many task rows the Bridge's database holds, read straight from the file. */
+export function taskRows(h: Pick<Harness, "bridge">): number {
+  const db = new Database(h.bridge.paths.dbPath, { readonly: true });
+  try {
+    return (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** Stop the harness's Bridge and remove its whole tree (the end of a file's suite). */
+export async function closeHarness(h: Harness | undefined): Promise<void> {
+  if (!h) return;
+  await h.stop();
+  removeDir(h.root);
 }

@@ -10,16 +10,13 @@ import { clearStaleSocket, listenPosix, prepareSocketDirectory } from "../../src
 import { peerCredentials } from "../../platform/index.ts";
 import { tempDir } from "../support/temp.ts";
 import { errorCode, frame, LineSocket } from "../support/line-socket.ts";
-import { cleanup, startHarness, type Harness } from "./helpers.ts";
+import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 /** A raw connection that collects reply lines and notices close. */
 const Raw = { open: (p: string) => LineSocket.open(p, { replyMs: 5000, closeMs: 5000 }) };

@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
 import { connectServe, type ServeClient } from "../support/mcp.ts";
-import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { closeHarness, startHarness, turnCount, type Harness } from "./helpers.ts";
 
 let h: Harness;
 let client: Client;
@@ -38,8 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client.close();
-  await h.stop();
-  cleanup(h.root);
+  await closeHarness(h);
 });
 
 async function call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {

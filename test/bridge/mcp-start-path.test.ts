@@ -3,14 +3,13 @@
 // the Bridge here runs without serve's deny glob: a DENIED_PATH for `secret` can only come from
 // serve. No task row, no provider process, no lease; the next legitimate submit succeeds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { connectServe } from "../support/mcp.ts";
-import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { closeHarness, startHarness, taskRows, turnCount, type Harness } from "./helpers.ts";
 
 let h: Harness;
 let client: Client;
@@ -32,18 +31,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client.close();
-  await h.stop();
-  cleanup(h.root);
+  await closeHarness(h);
 });
 
-function taskRows(): number {
-  const db = new Database(h.bridge.paths.dbPath, { readonly: true });
-  try {
-    return (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 async function submit(p: string, prompt = "complete:x"): Promise<CallToolResult> {
   return (await client.callTool({ name: "submit_agent_task", arguments: { runtime: "fake", workdir: "repo", path: p, prompt } })) as CallToolResult;
@@ -52,7 +42,7 @@ async function submit(p: string, prompt = "complete:x"): Promise<CallToolResult>
 describe("submit_agent_task start directory", () => {
   test("refused by serve with the file tools' codes; nothing is created, started or leased", async () => {
     const turnsBefore = turnCount(h.turnLog);
-    const rowsBefore = taskRows();
+    const rowsBefore = taskRows(h);
     const cases: Array<[string, string]> = [
       [".git", "HIDDEN_PATH_NOT_ALLOWED"],
       [".env/x", "HIDDEN_PATH_NOT_ALLOWED"],
@@ -67,7 +57,7 @@ describe("submit_agent_task start directory", () => {
       expect([p, r.isError, sc.code]).toEqual([p, true, code]);
       expect(sc.message).not.toContain(h.root);
     }
-    expect(taskRows()).toBe(rowsBefore);
+    expect(taskRows(h)).toBe(rowsBefore);
     expect(turnCount(h.turnLog)).toBe(turnsBefore);
     expect(fs.existsSync(leaseFiles(h.registry, "repo").guardFile)).toBe(false);
 
@@ -76,6 +66,6 @@ describe("submit_agent_task start directory", () => {
     const id = (ok.structuredContent as { task_id: string }).task_id;
     const t = await h.waitTerminal(id);
     expect([t.status, t.final_response]).toEqual(["succeeded", "after"]);
-    expect(taskRows()).toBe(rowsBefore + 1);
+    expect(taskRows(h)).toBe(rowsBefore + 1);
   });
 });

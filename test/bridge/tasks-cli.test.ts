@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { runCliAsync } from "../support/proc.ts";
 import { tempDir } from "../support/temp.ts";
-import { cleanup, startHarness, type Harness } from "./helpers.ts";
+import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 let config: string;
@@ -19,10 +19,7 @@ beforeAll(async () => {
       `agent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n[agent]\nenabled = true\nenable_fake_runtime = true\n`,
   );
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const r = await runCliAsync(["tasks", ...args], { cwd: process.cwd() });
