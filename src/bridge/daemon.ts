@@ -15,6 +15,7 @@ import { ensurePrivateDir, LeaseManager } from "./lease.ts";
 import { OutsideRunJournal } from "./outside-runs.ts";
 import type { BridgeLimits } from "./limits.ts";
 import { providerEnvironment } from "./provider-env.ts";
+import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { BridgeService, type LogFn } from "./service.ts";
 import { openStateDatabase } from "./store/db.ts";
 import { TaskStore } from "./store/tasks.ts";
@@ -39,10 +40,32 @@ export interface RunningBridge {
   close(): Promise<void>;
 }
 
+/** What wiring needs besides the registry; the endpoint's bounds belong to `listen`. */
+export type WiringOptions = Omit<BridgeOptions, "registry" | "socketBounds"> & {
+  /** Test seam: the adapters to run (default: every runtime family the registry enables). */
+  adapters?: (registry: Registry, services: (runtime: string) => RuntimeServices) => Map<string, RuntimeAdapter>;
+};
 
+/** A wired, not yet started Bridge: `service.start()` and `listen()` are the caller's next steps. */
+export interface WiredBridge {
+  paths: BridgePaths;
+  service: BridgeService;
+  store: TaskStore;
+  leases: LeaseManager;
+  adapters: Map<string, RuntimeAdapter>;
+  /** The Bridge's endpoint (unix socket, or the named pipe on Windows), dispatching to `service`. */
+  listen(bounds?: Partial<SocketBounds>): Promise<BridgeListener>;
+  /** Close the service, then release the journal, the database and the instance lock. */
+  close(): Promise<void>;
+  /** Release without closing the service (it never started). */
+  release(): void;
+}
 
-export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
-  const { registry } = opts;
+/**
+ * The one assembly of a Bridge, used by startBridge and by the test rigs: private state dir, the
+ * one-instance lock, the outside-run journal, the database, leases, adapters and the service.
+ */
+export function wireBridgeService(registry: Registry, opts: WiringOptions = {}): WiredBridge {
   const log = opts.log ?? (() => {});
   if (!registry.agent.enabled) throw new ServerfsError("CONFIGURATION_ERROR", "the Agent Bridge is not enabled ([agent] enabled = false)");
   const paths = bridgePaths(registry);
@@ -55,6 +78,11 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
   if (!instance) throw new ServerfsError("BRIDGE_ALREADY_RUNNING", "another Bridge already runs for this state directory");
   let db: ReturnType<typeof openStateDatabase> | null = null;
   let uninstallJournal: (() => void) | null = null;
+  const release = () => {
+    uninstallJournal?.();
+    db?.close();
+    instance.release();
+  };
   try {
     ensurePrivateDir(paths.spoolDir, "STATE_DIRECTORY_UNSAFE");
     // From here on, every process this Bridge starts outside a task is written down before it exists.
@@ -64,11 +92,8 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
     const store = new TaskStore(db);
     const leaseManager = new LeaseManager(registry, leases());
     leaseManager.precreate();
-    const adapters = buildAdapters(
-      registry,
-      (runtime) => ({ loadCapabilities: (fp) => store.getCapabilities(runtime, fp) }),
-      { fakeTurnLog: opts.fakeTurnLog ?? null },
-    );
+    const services = (runtime: string): RuntimeServices => ({ loadCapabilities: (fp) => store.getCapabilities(runtime, fp) });
+    const adapters = opts.adapters ? opts.adapters(registry, services) : buildAdapters(registry, services, { fakeTurnLog: opts.fakeTurnLog ?? null });
     const service = new BridgeService({
       registry,
       paths,
@@ -85,17 +110,39 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
       ...(opts.stopGraceMs !== undefined ? { stopGraceMs: opts.stopGraceMs } : {}),
       outsideRuns,
     });
-    const reconciled = await service.start();
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);
-    const bounds = opts.socketBounds ?? {};
-    const listener = await select({
-      windows: () => listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds }),
-      other: () => listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds }),
-    });
-    log("bridge.listening", { reconciled, runtimes: [...adapters.keys()] });
+    return {
+      paths,
+      service,
+      store,
+      leases: leaseManager,
+      adapters,
+      listen: (bounds = {}) =>
+        select({
+          windows: () => listenWindowsPipe({ pipePath: paths.socketPath, token: ensureBridgeToken(paths.stateDir), dispatch, log, bounds }),
+          other: () => listenPosix({ socketPath: paths.socketPath, dispatch, peerCredentials, log, bounds }),
+        }),
+      async close() {
+        await service.close();
+        release();
+      },
+      release,
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
+  const log = opts.log ?? (() => {});
+  const wired = wireBridgeService(opts.registry, opts);
+  try {
+    const { service, paths } = wired;
+    const reconciled = await service.start();
+    const listener = await wired.listen(opts.socketBounds ?? {});
+    log("bridge.listening", { reconciled, runtimes: [...wired.adapters.keys()] });
     let closing: Promise<void> | null = null;
-    const openDb = db;
-    const uninstall = uninstallJournal;
     return {
       service,
       listener,
@@ -104,18 +151,13 @@ export async function startBridge(opts: BridgeOptions): Promise<RunningBridge> {
       close() {
         closing ??= (async () => {
           await listener.close();
-          await service.close();
-          uninstall();
-          openDb.close();
-          instance.release();
+          await wired.close();
         })();
         return closing;
       },
     };
   } catch (err) {
-    uninstallJournal?.();
-    db?.close();
-    instance.release();
+    wired.release();
     throw err;
   }
 }

@@ -1,60 +1,26 @@
-// Shared test fixtures for the Bridge: a Registry built directly (like the loader would), a
-// real in-process Bridge on a real unix socket in a temp state dir, and a client for it.
+// The Bridge suites' harness: the whole daemon (startBridge, the production wiring) on a real
+// unix socket in a temp state dir, a client for it, and the fake runtime's turn log. Generic
+// helpers live in test/support/ and are re-exported here under the names these suites use.
+import { Database } from "bun:sqlite";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { DEFAULT_LIMITS, DEFAULT_POLICY } from "../../src/config/defaults.ts";
 import type { AgentConfig, Registry, Workdir } from "../../src/config/types.ts";
 import { startBridge, type RunningBridge } from "../../src/bridge/daemon.ts";
 import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import type { BridgeLimits } from "../../src/bridge/limits.ts";
 import type { Containment } from "../../platform/types.ts";
+import { taskDriver, type TaskDriver } from "../support/bridge-rig.ts";
+import { agentWorkdir, bridgeRegistry } from "../support/registry.ts";
+import { removeDir, tempDir as supportTempDir } from "../support/temp.ts";
 
-export function tempDir(prefix = "sfs-bridge-"): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { pidAlive } from "../support/proc.ts";
+export { removeDir as cleanup } from "../support/temp.ts";
 
-export function makeWorkdir(alias: string, root: string, over: Partial<Workdir> = {}): Workdir {
-  return {
-    ...DEFAULT_POLICY,
-    extra_deny_globs: [],
-    alias,
-    path: root,
-    description: null,
-    read_only: false,
-    agent_mode: "workspace-write",
-    agent_runtimes: ["fake"],
-    ...over,
-  };
-}
+/** The Bridge suites' temp dirs keep a short prefix: socket paths have a length limit. */
+export const tempDir = (prefix = "sfs-bridge-"): string => supportTempDir(prefix);
+export { agentWorkdir as makeWorkdir, bridgeRegistry as makeRegistry } from "../support/registry.ts";
 
-export function makeRegistry(stateDir: string, workdirs: Workdir[], agent: Partial<AgentConfig> = {}): Registry {
-  return {
-    server: { log_level: "INFO", state_dir: stateDir },
-    limits: { ...DEFAULT_LIMITS },
-    workdirs,
-    agent: {
-      enabled: true,
-      enable_fake_runtime: true,
-      bridge_timeout_seconds: 30,
-      task_timeout_seconds: 7200,
-      interaction_timeout_seconds: 1800,
-      max_active_tasks: 4,
-      retention_seconds: 604_800,
-      result_spool_threshold_bytes: 262_144,
-      event_idle_timeout_seconds: null,
-      provider_env_file: null,
-      codex: { enabled: false, bin: "codex", use_proxy: true },
-      claude: { enabled: false, bin: "claude", use_proxy: false },
-      qoder: { enabled: false, bin: "qodercli", use_proxy: false },
-      proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
-      acp_profiles: [],
-      ...agent,
-    },
-  };
-}
-
-export interface Harness {
+export interface Harness extends TaskDriver {
   root: string;
   stateDir: string;
   workdirs: Record<string, string>;
@@ -62,12 +28,7 @@ export interface Harness {
   bridge: RunningBridge;
   client: BridgeClient;
   turnLog: string;
-  call(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
-  /** Call and return the coded error (fails the test if the call succeeds). */
-  fail(method: string, params?: Record<string, unknown>): Promise<string>;
   submit(prompt: string, extra?: Record<string, unknown>): Promise<string>;
-  waitFor(taskId: string, pred: (t: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
-  waitTerminal(taskId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
 
@@ -82,8 +43,6 @@ export interface HarnessOptions {
   reuse?: { root: string; stateDir: string };
 }
 
-const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
-
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const root = opts.reuse?.root ?? tempDir();
   const stateDir = opts.reuse?.stateDir ?? path.join(root, "state");
@@ -93,9 +52,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     workdirs[a] = path.join(root, a);
     fs.mkdirSync(workdirs[a]!, { recursive: true });
   }
-  const registry = makeRegistry(
+  const registry = bridgeRegistry(
     stateDir,
-    aliases.map((a) => makeWorkdir(a, workdirs[a]!, opts.workdir)),
+    aliases.map((a) => agentWorkdir(a, workdirs[a]!, opts.workdir)),
     opts.agent,
   );
   const turnLog = path.join(root, "turns.log");
@@ -107,7 +66,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.containment ? { containment: opts.containment } : {}),
   });
   const client = new BridgeClient({ path: bridge.paths.socketPath }, 60_000);
-  const h: Harness = {
+  const driver = taskDriver((method, params) => client.call(method, params), 20_000);
+  return {
+    ...driver,
     root,
     stateDir,
     workdirs,
@@ -115,42 +76,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     bridge,
     client,
     turnLog,
-    call: (method, params = {}) => client.call(method, params),
-    async fail(method, params = {}) {
-      try {
-        await client.call(method, params);
-      } catch (err) {
-        return (err as { code: string }).code;
-      }
-      throw new Error(`${method} unexpectedly succeeded`);
-    },
     async submit(prompt, extra = {}) {
-      const r = await client.call("task.submit", {
-        runtime: "fake",
-        workdir: aliases[0],
-        path: "",
-        profile: "workspace-write",
-        prompt,
-        ...extra,
-      });
+      const r = await client.call("task.submit", { runtime: "fake", workdir: aliases[0], path: "", profile: "workspace-write", prompt, ...extra });
       return r.task_id as string;
-    },
-    async waitFor(taskId, pred, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      for (let first = true; ; first = false) {
-        const t = await client.call("task.get", { task_id: taskId, wait_seconds: first ? 0 : 1 });
-        if (pred(t)) return t;
-        if (Date.now() > until) throw new Error(`timed out waiting on ${taskId}: ${JSON.stringify(t.status)}`);
-      }
-    },
-    waitTerminal(taskId, timeoutMs) {
-      return h.waitFor(taskId, (t) => TERMINAL.has(t.status as string), timeoutMs);
     },
     async stop() {
       await bridge.close();
     },
   };
-  return h;
 }
 
 export function turnCount(turnLog: string): number {
@@ -161,16 +94,19 @@ export function turnCount(turnLog: string): number {
   }
 }
 
-export function pidAlive(pid: number): boolean {
+/** How many task rows the Bridge's database holds, read straight from the file. */
+export function taskRows(h: Pick<Harness, "bridge">): number {
+  const db = new Database(h.bridge.paths.dbPath, { readonly: true });
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
+    return (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n;
+  } finally {
+    db.close();
   }
 }
 
-export function cleanup(dir: string): void {
-  fs.rmSync(dir, { recursive: true, force: true });
+/** Stop the harness's Bridge and remove its whole tree (the end of a file's suite). */
+export async function closeHarness(h: Harness | undefined): Promise<void> {
+  if (!h) return;
+  await h.stop();
+  removeDir(h.root);
 }

@@ -3,16 +3,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
-import { cleanup, pidAlive, startHarness, type Harness } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ aliases: ["repo", "other"], agent: { max_active_tasks: 8 } });
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 afterEach(async () => {
   const list = (await h.call("task.list", { limit: 500 })).tasks as Array<{ task_id: string; status: string }>;
   for (const t of list) if (!["succeeded", "failed", "cancelled", "interrupted"].includes(t.status)) await h.call("task.cancel", { task_id: t.task_id });

@@ -3,87 +3,26 @@
 // path safety, and the client's strict reply validation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { MAX_LINE_BYTES } from "../../src/bridge/ipc/protocol.ts";
 import { clearStaleSocket, listenPosix, prepareSocketDirectory } from "../../src/bridge/ipc/server.posix.ts";
 import { peerCredentials } from "../../platform/index.ts";
-import { cleanup, startHarness, tempDir, type Harness } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { errorCode, frame, LineSocket } from "../support/line-socket.ts";
+import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 /** A raw connection that collects reply lines and notices close. */
-class Raw {
-  private buf = "";
-  readonly lines: string[] = [];
-  closed = false;
-  private waiters: (() => void)[] = [];
-  constructor(readonly sock: net.Socket) {
-    sock.setEncoding("utf8");
-    sock.on("data", (d: string) => {
-      this.buf += d;
-      let nl: number;
-      while ((nl = this.buf.indexOf("\n")) !== -1) {
-        this.lines.push(this.buf.slice(0, nl));
-        this.buf = this.buf.slice(nl + 1);
-      }
-      this.wake();
-    });
-    sock.on("close", () => {
-      this.closed = true;
-      this.wake();
-    });
-    sock.on("error", () => {});
-  }
-  private wake() {
-    for (const w of this.waiters.splice(0)) w();
-  }
-  static open(p: string): Promise<Raw> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect({ path: p });
-      s.once("connect", () => resolve(new Raw(s)));
-      s.once("error", reject);
-    });
-  }
-  send(data: string | Uint8Array) {
-    this.sock.write(data);
-  }
-  async next(timeoutMs = 5000): Promise<Record<string, unknown>> {
-    const until = Date.now() + timeoutMs;
-    while (this.lines.length === 0) {
-      if (this.closed) throw new Error("closed without reply");
-      if (Date.now() > until) throw new Error("no reply");
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 100);
-      });
-    }
-    return JSON.parse(this.lines.shift()!) as Record<string, unknown>;
-  }
-  async waitClosed(timeoutMs = 5000): Promise<boolean> {
-    const until = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    return this.closed;
-  }
-  end() {
-    this.sock.destroy();
-  }
-}
+const Raw = { open: (p: string) => LineSocket.open(p, { replyMs: 5000, closeMs: 5000 }) };
 
-const good = (id: string, method = "runtime.list", params: unknown = {}) =>
-  `${JSON.stringify({ protocol_version: 1, request_id: id, method, params })}\n`;
-
-function code(reply: Record<string, unknown>): string {
-  return (reply.error as { code: string }).code;
-}
+const good = (id: string, method = "runtime.list", params: unknown = {}) => frame(id, method, params);
+const code = errorCode;
 
 describe("framing and envelope", () => {
   test("malformed envelopes get exact codes and the connection stays usable", async () => {

@@ -3,16 +3,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
-import { cleanup, pidAlive, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { cleanup, closeHarness, startHarness, turnCount, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ aliases: ["repo", "other", "ro"], agent: { max_active_tasks: 16 } });
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 const guardOf = (alias: string) => leaseFiles(h.registry, alias).guardFile;
 

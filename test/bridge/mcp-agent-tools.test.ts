@@ -2,17 +2,15 @@
 // Bridge: surface and annotations, MCP-side authorization before any RPC, a full approval round
 // trip, long-poll waits with progress notifications, and AGENT_BRIDGE_UNAVAILABLE.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
-import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { connectServe, type ServeClient } from "../support/mcp.ts";
+import { closeHarness, startHarness, turnCount, type Harness } from "./helpers.ts";
 
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 let h: Harness;
 let client: Client;
-let transport: StdioClientTransport;
 let config: string;
 
 function writeConfig(file: string, stateDir: string, repo: string, ro: string): void {
@@ -25,12 +23,8 @@ function writeConfig(file: string, stateDir: string, repo: string, ro: string): 
   );
 }
 
-async function connect(cfg: string): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const t = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", cfg], stderr: "ignore" });
-  const c = new Client({ name: "bridge-test", version: "0" });
-  await c.connect(t);
-  await c.listTools();
-  return { client: c, transport: t };
+function connect(cfg: string): Promise<ServeClient> {
+  return connectServe({ args: ["--config", cfg], clientName: "bridge-test" });
 }
 
 beforeAll(async () => {
@@ -40,12 +34,11 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(h.workdirs.repo!, ".hidden"));
   config = path.join(h.root, "serverfs.toml");
   writeConfig(config, h.stateDir, h.workdirs.repo!, h.workdirs.docs!);
-  ({ client, transport } = await connect(config));
+  ({ client } = await connect(config));
 });
 afterAll(async () => {
   await client.close();
-  await h.stop();
-  cleanup(h.root);
+  await closeHarness(h);
 });
 
 async function call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {

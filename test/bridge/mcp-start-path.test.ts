@@ -3,16 +3,14 @@
 // the Bridge here runs without serve's deny glob: a DENIED_PATH for `secret` can only come from
 // serve. No task row, no provider process, no lease; the next legitimate submit succeeds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
-import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { connectServe } from "../support/mcp.ts";
+import { closeHarness, startHarness, taskRows, turnCount, type Harness } from "./helpers.ts";
 
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 let h: Harness;
 let client: Client;
 let repo: string;
@@ -29,25 +27,13 @@ beforeAll(async () => {
       `extra_deny_globs = ["secret"]\n` +
       `[agent]\nenabled = true\nenable_fake_runtime = true\n`,
   );
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], stderr: "ignore" });
-  client = new Client({ name: "start-path-test", version: "0" });
-  await client.connect(transport);
-  await client.listTools();
+  ({ client } = await connectServe({ args: ["--config", config], clientName: "start-path-test" }));
 });
 afterAll(async () => {
   await client.close();
-  await h.stop();
-  cleanup(h.root);
+  await closeHarness(h);
 });
 
-function taskRows(): number {
-  const db = new Database(h.bridge.paths.dbPath, { readonly: true });
-  try {
-    return (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 async function submit(p: string, prompt = "complete:x"): Promise<CallToolResult> {
   return (await client.callTool({ name: "submit_agent_task", arguments: { runtime: "fake", workdir: "repo", path: p, prompt } })) as CallToolResult;
@@ -56,7 +42,7 @@ async function submit(p: string, prompt = "complete:x"): Promise<CallToolResult>
 describe("submit_agent_task start directory", () => {
   test("refused by serve with the file tools' codes; nothing is created, started or leased", async () => {
     const turnsBefore = turnCount(h.turnLog);
-    const rowsBefore = taskRows();
+    const rowsBefore = taskRows(h);
     const cases: Array<[string, string]> = [
       [".git", "HIDDEN_PATH_NOT_ALLOWED"],
       [".env/x", "HIDDEN_PATH_NOT_ALLOWED"],
@@ -71,7 +57,7 @@ describe("submit_agent_task start directory", () => {
       expect([p, r.isError, sc.code]).toEqual([p, true, code]);
       expect(sc.message).not.toContain(h.root);
     }
-    expect(taskRows()).toBe(rowsBefore);
+    expect(taskRows(h)).toBe(rowsBefore);
     expect(turnCount(h.turnLog)).toBe(turnsBefore);
     expect(fs.existsSync(leaseFiles(h.registry, "repo").guardFile)).toBe(false);
 
@@ -80,6 +66,6 @@ describe("submit_agent_task start directory", () => {
     const id = (ok.structuredContent as { task_id: string }).task_id;
     const t = await h.waitTerminal(id);
     expect([t.status, t.final_response]).toEqual(["succeeded", "after"]);
-    expect(taskRows()).toBe(rowsBefore + 1);
+    expect(taskRows(h)).toBe(rowsBefore + 1);
   });
 });

@@ -7,7 +7,9 @@ import path from "node:path";
 import { startBridge } from "../../src/bridge/daemon.ts";
 import { bridgePaths } from "../../src/bridge/deployment.ts";
 import type { Containment } from "../../platform/types.ts";
-import { cleanup, makeRegistry, makeWorkdir, pidAlive, startHarness, tempDir } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, makeRegistry, makeWorkdir, startHarness } from "./helpers.ts";
 
 const FIXTURE = path.resolve(import.meta.dir, "../fixtures/bridge/probe-then-hang.ts");
 const dirs: string[] = [];

@@ -6,7 +6,8 @@ import net from "node:net";
 import path from "node:path";
 import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
-import { cleanup, tempDir } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup } from "./helpers.ts";
 
 function raw(p: string, text: string): Promise<string> {
   return new Promise((resolve) => {

@@ -4,7 +4,8 @@
 import { expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { cleanup, startHarness, tempDir } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, startHarness } from "./helpers.ts";
 
 test("scrubbed env + run marker + provider env file; file values are redacted from results", async () => {
   const dir = tempDir();

@@ -6,16 +6,17 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
-import { leaseFiles } from "../../src/bridge/deployment.ts";
+import { bridgePaths, leaseFiles } from "../../src/bridge/deployment.ts";
 import { startBridge } from "../../src/bridge/daemon.ts";
-import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { createLeaseGate } from "../../src/bridge/lease-gate.ts";
 import { migrate, openStateDatabase } from "../../src/bridge/store/db.ts";
 import { MIGRATIONS } from "../../src/bridge/store/migrations.ts";
 import { leases } from "../../platform/index.ts";
-import { cleanup, makeRegistry, makeWorkdir, pidAlive, startHarness, tempDir, turnCount } from "./helpers.ts";
-
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
+import { reportedPids as pidsOf, spawnBridgeProcess } from "../support/bridge-process.ts";
+import { CLI } from "../support/proc.ts";
+import { pidAlive } from "../support/proc.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, makeRegistry, makeWorkdir, startHarness, turnCount } from "./helpers.ts";
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));
 
@@ -35,34 +36,10 @@ function deployment() {
   return { root, repo, stateDir, config, registry, turnLog: path.join(root, "turns.log") };
 }
 
-async function spawnBridge(d: ReturnType<typeof deployment>) {
-  const proc = Bun.spawn([process.execPath, CLI, "bridge", "--config", d.config], {
-    stdout: "ignore",
-    stderr: "pipe",
-    env: { ...process.env, SERVERFS_FAKE_TURN_LOG: d.turnLog },
-  });
-  const client = new BridgeClient({ path: leaseFiles(d.registry, "repo") && (await import("../../src/bridge/deployment.ts")).bridgePaths(d.registry).socketPath }, 10_000);
-  for (let i = 0; i < 200; i++) {
-    try {
-      await client.call("bridge.status", {});
-      return { proc, client };
-    } catch {
-      await Bun.sleep(25);
-    }
-  }
-  proc.kill("SIGKILL");
-  throw new Error(`bridge did not start: ${await new Response(proc.stderr).text()}`);
+function spawnBridge(d: ReturnType<typeof deployment>) {
+  return spawnBridgeProcess(d.config, bridgePaths(d.registry).socketPath, { env: { SERVERFS_FAKE_TURN_LOG: d.turnLog } });
 }
 
-async function pidsOf(client: BridgeClient, taskId: string): Promise<number[]> {
-  for (let i = 0; i < 200; i++) {
-    const ev = (await client.call("task.events", { task_id: taskId })).events as Array<{ payload: Record<string, unknown> }>;
-    const hit = ev.find((e) => Array.isArray(e.payload.pids));
-    if (hit) return hit.payload.pids as number[];
-    await Bun.sleep(25);
-  }
-  throw new Error("no pids");
-}
 
 describe("crash and restart of a real serverfs bridge", () => {
   test("SIGKILL mid-task → restart: interrupted/BRIDGE_RESTARTED, leftovers swept, guard cleared with proof, nothing re-run", async () => {

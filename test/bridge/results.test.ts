@@ -5,16 +5,13 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { canonicalJson } from "../../src/common/canonical-json.ts";
-import { cleanup, startHarness, type Harness } from "./helpers.ts";
+import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ agent: { max_active_tasks: 8 } });
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 const sha = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 

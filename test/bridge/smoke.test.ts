@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { closeHarness, startHarness, turnCount, type Harness } from "./helpers.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 test("complete: task runs a real provider and succeeds inline", async () => {
   const r = await h.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "complete:hello" });

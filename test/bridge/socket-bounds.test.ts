@@ -9,7 +9,8 @@ import { peerCredentials } from "../../platform/index.ts";
 import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { listenPosix } from "../../src/bridge/ipc/server.posix.ts";
 import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
-import { cleanup, startHarness, tempDir } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, startHarness } from "./helpers.ts";
 import { Peer, errorCode, frame, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
 
 // `review` tasks take no writer lease, so a task still stopping from an earlier test is no obstacle.

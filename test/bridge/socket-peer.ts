@@ -1,10 +1,10 @@
 // Test-side tools for the socket bound tests: a real Bridge process with chosen socket bounds
 // (test/fixtures/bridge/socket-bounds.ts), its RSS from /proc, and a raw peer that can misbehave.
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import type { SocketBounds } from "../../src/bridge/ipc/bounds.ts";
-import { cleanup, tempDir } from "./helpers.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup } from "./helpers.ts";
 
 const FIXTURE = path.join(import.meta.dir, "..", "fixtures", "bridge", "socket-bounds.ts");
 
@@ -78,63 +78,4 @@ export function rssBytes(pid: number): number {
 }
 
 /** A raw connection that collects reply lines and notices when the server closes it. */
-export class Peer {
-  private buf = "";
-  readonly lines: string[] = [];
-  closed = false;
-  constructor(readonly sock: net.Socket) {
-    sock.setEncoding("utf8");
-    sock.on("data", (d: string) => {
-      this.buf += d;
-      let nl: number;
-      while ((nl = this.buf.indexOf("\n")) !== -1) {
-        this.lines.push(this.buf.slice(0, nl));
-        this.buf = this.buf.slice(nl + 1);
-      }
-    });
-    sock.on("close", () => {
-      this.closed = true;
-    });
-    sock.on("error", () => {});
-  }
-
-  static open(p: string): Promise<Peer> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect({ path: p });
-      s.once("connect", () => resolve(new Peer(s)));
-      s.once("error", reject);
-    });
-  }
-
-  /** Write and resolve once the bytes are handed to the kernel. */
-  send(data: string | Uint8Array): Promise<void> {
-    return new Promise((resolve) => this.sock.write(data, () => resolve()));
-  }
-
-  async next(timeoutMs = 10_000): Promise<Record<string, unknown>> {
-    const until = Date.now() + timeoutMs;
-    while (this.lines.length === 0) {
-      if (this.closed) throw new Error("closed without reply");
-      if (Date.now() > until) throw new Error("no reply");
-      await Bun.sleep(10);
-    }
-    return JSON.parse(this.lines.shift()!) as Record<string, unknown>;
-  }
-
-  async waitClosed(timeoutMs = 15_000): Promise<boolean> {
-    const until = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < until) await Bun.sleep(20);
-    return this.closed;
-  }
-
-  end(): void {
-    this.sock.destroy();
-  }
-}
-
-export const frame = (id: string, method = "bridge.status", params: unknown = {}) =>
-  `${JSON.stringify({ protocol_version: 1, request_id: id, method, params })}\n`;
-
-export function errorCode(reply: Record<string, unknown>): string {
-  return (reply.error as { code: string }).code;
-}
+export { LineSocket as Peer, errorCode, frame } from "../support/line-socket.ts";

@@ -3,12 +3,11 @@
 // reserved directory is refused with that code, creates no task row, starts no provider and takes
 // no lease, so a legitimate submit on the same workdir right after succeeds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { ServerfsError } from "../../src/errors.ts";
-import { cleanup, startHarness, turnCount, type Harness } from "./helpers.ts";
+import { cleanup, closeHarness, startHarness, taskRows, turnCount, type Harness } from "./helpers.ts";
 
 let h: Harness;
 let repo: string;
@@ -23,19 +22,8 @@ beforeAll(async () => {
   fs.symlinkSync(".git", path.join(repo, "innocent"));
   fs.symlinkSync("secret", path.join(repo, "also-innocent"));
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
-function taskRows(): number {
-  const db = new Database(h.bridge.paths.dbPath, { readonly: true });
-  try {
-    return (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 async function refusal(params: Record<string, unknown>, method = "task.submit"): Promise<ServerfsError> {
   try {
@@ -65,7 +53,7 @@ const CASES: Array<[string, string]> = [
 describe("task.submit start directory through the Bridge RPC", () => {
   test("hidden, denied, reserved and symlinked-into-policy directories are refused with the exact code", async () => {
     const turnsBefore = turnCount(h.turnLog);
-    const rowsBefore = taskRows();
+    const rowsBefore = taskRows(h);
     const seen: Array<[string, string]> = [];
     for (const [rel, code] of CASES) {
       for (const profile of ["workspace-write", "review"]) {
@@ -78,7 +66,7 @@ describe("task.submit start directory through the Bridge RPC", () => {
       }
     }
     expect(seen.length).toBe(CASES.length * 2);
-    expect(taskRows()).toBe(rowsBefore);
+    expect(taskRows(h)).toBe(rowsBefore);
     expect(turnCount(h.turnLog)).toBe(turnsBefore);
     expect(fs.existsSync(leaseFiles(h.registry, "repo").guardFile)).toBe(false);
 
@@ -86,7 +74,7 @@ describe("task.submit start directory through the Bridge RPC", () => {
     const ok = await h.submit("complete:fine", { path: "src/ok" });
     const t = await h.waitTerminal(ok);
     expect([t.status, t.final_response]).toEqual(["succeeded", "fine"]);
-    expect(taskRows()).toBe(rowsBefore + 1);
+    expect(taskRows(h)).toBe(rowsBefore + 1);
   });
 
   test("an idempotency key on a refused submit is not consumed", async () => {

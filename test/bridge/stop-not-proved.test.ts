@@ -11,7 +11,8 @@ import { createLinuxContainment } from "../../platform/linux/containment.ts";
 import { createProcReader } from "../../platform/linux/proc-reader.ts";
 import type { ProcReader } from "../../platform/posix/process-table.ts";
 import type { Containment } from "../../platform/types.ts";
-import { cleanup, pidAlive, startHarness } from "./helpers.ts";
+import { pidAlive } from "../support/proc.ts";
+import { cleanup, startHarness } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));

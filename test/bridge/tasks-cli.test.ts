@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { cleanup, startHarness, tempDir, type Harness } from "./helpers.ts";
+import { runCliAsync } from "../support/proc.ts";
+import { tempDir } from "../support/temp.ts";
+import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 let h: Harness;
 let config: string;
 
@@ -18,15 +19,11 @@ beforeAll(async () => {
       `agent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n[agent]\nenabled = true\nenable_fake_runtime = true\n`,
   );
 });
-afterAll(async () => {
-  await h.stop();
-  cleanup(h.root);
-});
+afterAll(() => closeHarness(h));
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn([process.execPath, CLI, "tasks", ...args], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, out, err };
+  const r = await runCliAsync(["tasks", ...args], { cwd: process.cwd() });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 test("list and show, table and --json", async () => {

@@ -1,14 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { COMMANDS } from "../../src/commands/registry.ts";
 import { VERSION } from "../../src/version.ts";
+import { runCli } from "../support/proc.ts";
 
-const CLI = join(import.meta.dir, "../../src/cli.ts");
-
-function run(args: string[]) {
-  const p = Bun.spawnSync([process.execPath, CLI, ...args], { stdout: "pipe", stderr: "pipe" });
-  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
-}
+const run = (args: string[]) => runCli(args, { cwd: process.cwd() });
 
 describe("serverfs CLI dispatcher", () => {
   test("--version prints the package version on stdout and exits 0", () => {

@@ -2,25 +2,18 @@
 // the real CLI as a subprocess.
 import { expect } from "bun:test";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { loadRegistry, type LoadedRegistry, type LoadInput } from "../../src/config/load.ts";
 import { ServerfsError } from "../../src/errors.ts";
+import { REPO, runCli as supportRunCli, type CliResult } from "../support/proc.ts";
+import { tempDir as supportTempDir } from "../support/temp.ts";
 
-export const REPO = path.resolve(import.meta.dir, "../..");
-export const BUN = process.execPath;
-
-const dirs: string[] = [];
-
+export { BUN, REPO, type CliResult } from "../support/proc.ts";
 /** Remove every temp dir made so far; each test file registers it with afterAll. */
-export function cleanupTempDirs(): void {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-}
+export { cleanupTempDirs } from "../support/temp.ts";
 
 export function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-config-test-"));
-  dirs.push(d);
-  return d;
+  return supportTempDir("serverfs-config-test-");
 }
 
 let counter = 0;
@@ -85,18 +78,7 @@ export async function expectProblem(input: LoadInput & { file: string }, key: st
   return hit;
 }
 
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+/** The real CLI, run from the repo root without SERVERFS_DEBUG (so errors print as users see them). */
 export function runCli(args: string[], cwd = REPO): CliResult {
-  const proc = Bun.spawnSync([BUN, path.join(REPO, "src/cli.ts"), ...args], {
-    cwd,
-    env: { ...process.env, SERVERFS_DEBUG: "" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: proc.exitCode ?? -1, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+  return supportRunCli(args, { cwd, env: { ...process.env, SERVERFS_DEBUG: "" } });
 }

@@ -9,31 +9,21 @@ import path from "node:path";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { publishGuard } from "../../src/bridge/guard.ts";
 import { loadRegistry } from "../../src/config/load.ts";
-import { cleanup, makeDeployment, pidAlive, runDoctor, startBridge, treeSnapshot, type Deployment } from "./helpers.ts";
+import { reportedPids as pidsOf } from "../support/bridge-process.ts";
+import { pidAlive } from "../support/proc.ts";
+import { makeDeployment, runDoctor, startBridge, treeSnapshot, type Deployment } from "./helpers.ts";
+import { cleanupTempDirs } from "../support/temp.ts";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach(cleanup));
+// Every deployment and temp dir is a test/support temp dir: removed here, or at exit at the latest.
+afterAll(cleanupTempDirs);
 
-function deployment(opts: Parameters<typeof makeDeployment>[0] = {}): Deployment {
-  const d = makeDeployment(opts);
-  dirs.push(d.root);
-  return d;
-}
+const deployment = makeDeployment;
 
 async function guardFileOf(d: Deployment, alias: string): Promise<string> {
   const { registry } = await loadRegistry({ configFile: d.config });
   return leaseFiles(registry, alias).guardFile;
 }
 
-async function pidsOf(client: { call: (m: string, p: Record<string, unknown>) => Promise<Record<string, unknown>> }, taskId: string): Promise<number[]> {
-  for (let i = 0; i < 200; i++) {
-    const ev = (await client.call("task.events", { task_id: taskId })).events as Array<{ payload: Record<string, unknown> }>;
-    const hit = ev.find((e) => Array.isArray(e.payload.pids));
-    if (hit) return hit.payload.pids as number[];
-    await Bun.sleep(25);
-  }
-  throw new Error("no pids");
-}
 
 describe("healthy deployment", () => {
   test("running Bridge, 2 workdirs: every check OK, exit 0; text and JSON carry the same checks; nothing in the state dir or workdirs changes", async () => {
@@ -281,7 +271,6 @@ describe("Bridge version", () => {
   test("a Bridge still running another serverfs version: FAIL with restart as the fix", async () => {
     // A second copy of the sources whose package.json says another version, running the Bridge.
     const other = makeDeployment();
-    dirs.push(other.root);
     const tree = path.join(other.root, "old-serverfs");
     const repo = path.resolve(import.meta.dir, "../..");
     fs.mkdirSync(tree);

@@ -1,16 +1,18 @@
-// Fixtures for the doctor tests: real deployments on disk (TOML config, workdirs, state dir),
-// a real `serverfs bridge` process, and the real CLI run as a child process.
+// Fixtures for the doctor tests: real deployments on disk (TOML config, workdirs, state dir), and
+// `serverfs doctor` run as a child process. Processes and temp dirs come from test/support/.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
+import { spawnBridgeProcess, type BridgeProcess } from "../support/bridge-process.ts";
+import { runCliAsync } from "../support/proc.ts";
+import { tempDir as supportTempDir } from "../support/temp.ts";
 
-export const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
-export const BUN = process.execPath;
+export { BUN, CLI, pidAlive, processesWith } from "../support/proc.ts";
+export { removeDir as cleanup } from "../support/temp.ts";
+export type { BridgeProcess } from "../support/bridge-process.ts";
 export const ACP_FIXTURES = path.resolve(import.meta.dir, "../fixtures/acp");
 
 export function tempDir(prefix = "sfs-doctor-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return supportTempDir(prefix);
 }
 
 export interface Deployment {
@@ -74,13 +76,7 @@ export interface DoctorRun {
 }
 
 export async function runDoctor(d: Pick<Deployment, "config" | "doctorTmp">, extra: string[] = [], env: Record<string, string> = {}): Promise<DoctorRun> {
-  const proc = Bun.spawn([BUN, CLI, "doctor", "--config", d.config, ...extra], {
-    stdout: "pipe",
-    stderr: "pipe",
-    stdin: "ignore",
-    env: { ...process.env, TMPDIR: d.doctorTmp, ...env },
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const { code, stdout, stderr } = await runCliAsync(["doctor", "--config", d.config, ...extra], { env: { ...process.env, TMPDIR: d.doctorTmp, ...env } });
   return {
     code,
     stdout,
@@ -93,37 +89,8 @@ export async function runDoctor(d: Pick<Deployment, "config" | "doctorTmp">, ext
   };
 }
 
-export interface BridgeProcess {
-  proc: ReturnType<typeof Bun.spawn>;
-  client: BridgeClient;
-  stop(): Promise<number>;
-}
-
-export async function startBridge(d: Deployment, env: Record<string, string> = {}): Promise<BridgeProcess> {
-  const proc = Bun.spawn([BUN, CLI, "bridge", "--config", d.config], {
-    stdout: "ignore",
-    stderr: "pipe",
-    stdin: "ignore",
-    env: { ...process.env, SERVERFS_FAKE_TURN_LOG: path.join(d.root, "turns.log"), ...env },
-  });
-  const client = new BridgeClient({ path: d.socketPath }, 10_000);
-  for (let i = 0; i < 400; i++) {
-    try {
-      await client.call("bridge.status", {});
-      return {
-        proc,
-        client,
-        async stop() {
-          proc.kill("SIGTERM");
-          return proc.exited;
-        },
-      };
-    } catch {
-      await Bun.sleep(25);
-    }
-  }
-  proc.kill("SIGKILL");
-  throw new Error(`bridge did not start: ${await new Response(proc.stderr as ReadableStream).text()}`);
+export function startBridge(d: Deployment, env: Record<string, string> = {}): Promise<BridgeProcess> {
+  return spawnBridgeProcess(d.config, d.socketPath, { env: { SERVERFS_FAKE_TURN_LOG: path.join(d.root, "turns.log"), ...env } });
 }
 
 /** Every path under `dir` with its type, mode, size and mtime: what "changed nothing" is checked against. */
@@ -136,33 +103,4 @@ export function treeSnapshot(dir: string): Map<string, string> {
   };
   visit(dir);
   return out;
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-/** Pids of live processes whose command line contains `needle`. */
-export function processesWith(needle: string): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (cmd.includes(needle) && pidAlive(Number(name))) out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-export function cleanup(dir: string): void {
-  fs.rmSync(dir, { recursive: true, force: true });
 }

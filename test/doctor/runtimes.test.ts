@@ -10,10 +10,12 @@ import { acpCommandCheck } from "../../src/doctor/checks/acp-profiles.ts";
 import { boundedRun } from "../../src/doctor/bounded-run.ts";
 import { acpFingerprint } from "../../src/config/fingerprint.ts";
 import { resolveExecutable } from "../../src/runtimes/kernel/executable.ts";
-import { ACP_FIXTURES, BUN, cleanup, makeDeployment, pidAlive, processesWith, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { BUN, pidAlive, processesWith } from "../support/proc.ts";
+import { ACP_FIXTURES, tempDir, makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { cleanupTempDirs } from "../support/temp.ts";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach(cleanup));
+// Every deployment and temp dir is a test/support temp dir: removed here, or at exit at the latest.
+afterAll(cleanupTempDirs);
 
 const q = (s: string) => JSON.stringify(s);
 
@@ -26,7 +28,6 @@ function deployment(tail: string, runtimes: string[] = ["fake"]): Deployment {
     tail,
     workdirToml: { repo: `read_only = false\nagent_mode = "workspace-write"\nagent_runtimes = [${runtimes.map(q).join(", ")}]\n` },
   });
-  dirs.push(d.root);
   return d;
 }
 
@@ -52,8 +53,7 @@ describe("ACP profiles without launching", () => {
   });
 
   test("the command check itself (a file removed or made non-executable after the config was loaded): FAIL with the key to fix", () => {
-    const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "sfs-doctor-cmd-"));
-    dirs.push(dir);
+    const dir = tempDir("sfs-doctor-cmd-");
     const file = script(dir, "agent", "exit 0");
     const profile = { id: "x", runtime: "acp-x", command: file, args: ["acp"], use_proxy: false, probe_timeout_seconds: 5, shutdown_timeout_seconds: 1, fingerprint: acpFingerprint({ id: "x", command: file, args: ["acp"], use_proxy: false }) };
     expect(acpCommandCheck(profile, 3)).toEqual({ id: "acp.x.command", label: "acp x command", status: "OK", detail: `${file} (1 argument; not launched)` });
@@ -154,8 +154,7 @@ describe("--probe-acp", () => {
 
 describe("native runtimes", () => {
   test("found on disk and answering --version: OK with the version; missing: FAIL; failing --version: FAIL", async () => {
-    const bin = fs.mkdtempSync(path.join("/tmp", "sfs-doctor-bin-"));
-    dirs.push(bin);
+    const bin = tempDir("sfs-doctor-bin-");
     const codex = script(bin, "codex", `echo "codex-cli 9.9.9"`);
     const claude = script(bin, "claude", `echo broken >&2; exit 3`);
     const d = deployment(
@@ -180,8 +179,7 @@ describe("native runtimes", () => {
   }, 30_000);
 
   test("doctor and the Bridge use one lookup: a bare name reachable only through a relative PATH entry is not found by either", async () => {
-    const bin = fs.mkdtempSync(path.join("/tmp", "sfs-doctor-bin-"));
-    dirs.push(bin);
+    const bin = tempDir("sfs-doctor-bin-");
     script(bin, "codex", `echo "codex-cli 9.9.9"`);
     const relative = path.relative(process.cwd(), bin);
     const d = deployment("");
@@ -196,8 +194,7 @@ describe("native runtimes", () => {
   }, 30_000);
 
   test("a --version that hangs and forks a setsid grandchild: bounded, then the whole tree is stopped with proof", async () => {
-    const bin = fs.mkdtempSync(path.join("/tmp", "sfs-doctor-bin-"));
-    dirs.push(bin);
+    const bin = tempDir("sfs-doctor-bin-");
     const pidFile = path.join(bin, "pids");
     const slow = script(bin, "slow", `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' & sleep 300`);
     const run = await boundedRun([slow, "--version"], 500, 200);

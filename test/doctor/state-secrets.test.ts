@@ -6,16 +6,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { BUN, CLI, cleanup, makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { BUN, CLI } from "../support/proc.ts";
+import { makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
+import { cleanupTempDirs } from "../support/temp.ts";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach(cleanup));
+// Every deployment and temp dir is a test/support temp dir: removed here, or at exit at the latest.
+afterAll(cleanupTempDirs);
 
-function deployment(opts: Parameters<typeof makeDeployment>[0] = {}): Deployment {
-  const d = makeDeployment(opts);
-  dirs.push(d.root);
-  return d;
-}
+const deployment = makeDeployment;
 
 const SECRETS = ["sk-live-51Hx9SECRETVALUEabc", "hunter2-proxy-pass", "proxyuser-alice", "ghp_TOKENvalue0123456789"];
 
@@ -69,7 +67,6 @@ describe("state directory privacy", () => {
 describe("provider env file", () => {
   function withEnvFile(mode: number): { d: Deployment; file: string } {
     const root = makeDeployment();
-    dirs.push(root.root);
     const file = path.join(root.root, "provider.env");
     fs.writeFileSync(file, `# provider credentials\nOPENAI_API_KEY=${SECRETS[0]}\nGITHUB_TOKEN=${SECRETS[3]}\n`, { mode });
     fs.chmodSync(file, mode);

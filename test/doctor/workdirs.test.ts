@@ -6,15 +6,14 @@ import path from "node:path";
 import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
 import { mountFor, parseMountInfo } from "../../platform/fs/mounts-linux.ts";
 import { formatLine } from "../../src/doctor/format.ts";
-import { cleanup, makeDeployment, runDoctor, tempDir } from "./helpers.ts";
+import { cleanupTempDirs } from "../support/temp.ts";
+import { makeDeployment, runDoctor, tempDir } from "./helpers.ts";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach(cleanup));
+// Every deployment and temp dir is a test/support temp dir: removed here, or at exit at the latest.
+afterAll(cleanupTempDirs);
 
 function deployment(opts: Parameters<typeof makeDeployment>[0] = {}) {
-  const d = makeDeployment({ agentEnabled: false, ...opts });
-  dirs.push(d.root);
-  return d;
+  return makeDeployment({ agentEnabled: false, ...opts });
 }
 
 describe("workdir roots", () => {
@@ -35,7 +34,6 @@ describe("workdir roots", () => {
   test("symlinked root: FAIL (serve would answer SYMLINK_NOT_ALLOWED), and the link target is not listed", async () => {
     const d = deployment();
     const target = tempDir();
-    dirs.push(target);
     fs.writeFileSync(path.join(target, "secret.txt"), "x");
     fs.rmdirSync(d.workdirs.docs!);
     fs.symlinkSync(target, d.workdirs.docs!);

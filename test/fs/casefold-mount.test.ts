@@ -6,12 +6,12 @@
 // `ID_RSA`. Nothing in a backing tree changes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
 import { ext4CasefoldFeature } from "../../platform/fs/case-linux.ts";
 import { caseCheck } from "../../src/doctor/checks/workdir.ts";
 import { connect, errorCode, makeRegistry, ok, type Harness } from "../mcp/helpers.ts";
+import { tempDir } from "../support/temp.ts";
 
 const FUSE_FS = path.resolve(import.meta.dir, "../fixtures/casefold/ci_fuse.py");
 const PYTHON = "/usr/bin/python3";
@@ -46,7 +46,7 @@ function snapshot(dir: string, rel = ""): Snapshot {
   return out;
 }
 
-const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-casefold-")));
+const base = tempDir("serverfs-casefold-");
 const backing = path.join(base, "backing");
 const ciMount = path.join(base, "ci");
 const tmpfsMount = path.join(base, "tmpfs");

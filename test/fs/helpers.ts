@@ -1,30 +1,21 @@
-// Shared helpers for the file-layer tests: real temp trees, registries built directly (so these
-// tests do not depend on the config loader), and assertions on coded errors.
+// Helpers for the file-layer tests: a service over a fresh tree, assertions on coded errors and
+// special files. Temp dirs and registries come from test/support/.
 import { expect } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { FsLimits, Workdir } from "../../src/config/types.ts";
 import { ServerfsError, type ErrorCode } from "../../src/errors.ts";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
-import { registry, workdir } from "./registry.ts";
+import { registry, workdir } from "../support/registry.ts";
+import { tempDir as supportTempDir } from "../support/temp.ts";
 
-const dirs: string[] = [];
-process.on("exit", () => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+export { removeDir as removeTemp } from "../support/temp.ts";
 
 export function tempDir(prefix = "serverfs-fs-test-"): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
+  return supportTempDir(prefix);
 }
 
-export function removeTemp(d: string): void {
-  fs.rmSync(d, { recursive: true, force: true });
-}
-
-export { registry, workdir } from "./registry.ts";
+export { registry, workdir } from "../support/registry.ts";
 
 /** A service over one read-write workdir `w` rooted at a fresh temp dir. */
 export function single(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}): { svc: FileService; root: string; base: string } {

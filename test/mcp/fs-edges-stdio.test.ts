@@ -3,20 +3,19 @@
 // its workdir, driven by the SDK client over stdio. The codes reach the wire as coded tool errors
 // and resource errors, never as INTERNAL_ERROR, and no host path appears in any answer.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { bareEnv, connectServe, type ServeClient } from "../support/mcp.ts";
+import { BUN, CLI } from "../support/proc.ts";
 import { removeDir, tempDir } from "./helpers.ts";
-
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 
 describe.skipIf(process.platform !== "linux")("mount and hard-link refusals through serve over stdio", () => {
   let base: string;
   let root: string;
   let client: Client;
-  let stderr = "";
+  let serve: ServeClient;
 
   beforeAll(async () => {
     base = tempDir();
@@ -32,18 +31,15 @@ describe.skipIf(process.platform !== "linux")("mount and hard-link refusals thro
     );
     const unshare = process.getuid?.() === 0 ? ["-m", "--propagation", "private"] : ["-rm", "--propagation", "private"];
     const script = 'mount -t tmpfs none "$1" && printf "needle mounted\\n" > "$1/f.txt" && exec "$2" "$3" serve --config "$4"';
-    const transport = new StdioClientTransport({
-      command: "unshare",
-      args: [...unshare, "sh", "-c", script, "sh", path.join(root, "mnt"), process.execPath, CLI, config],
+    serve = await connectServe({
+      spawn: { command: "unshare", args: [...unshare, "sh", "-c", script, "sh", path.join(root, "mnt"), BUN, CLI, config] },
       cwd: base,
-      stderr: "pipe",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+      captureStderr: true,
+      env: bareEnv(base),
+      clientName: "fs-edges",
+      listTools: false,
     });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    client = new Client({ name: "fs-edges", version: "0" });
-    await client.connect(transport);
+    client = serve.client;
   });
   afterAll(async () => {
     await client.close();
@@ -96,6 +92,6 @@ describe.skipIf(process.platform !== "linux")("mount and hard-link refusals thro
     expect(fs.readdirSync(path.join(root, "mnt"))).toEqual([]);
     expect(fs.readFileSync(path.join(base, "outside.txt"), "utf8")).toBe("needle outside\n");
     expect(fs.statSync(path.join(base, "outside.txt")).nlink).toBe(2);
-    expect(stderr).not.toContain(base);
+    expect(serve.stderr()).not.toContain(base);
   });
 });

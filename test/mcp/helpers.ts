@@ -1,52 +1,27 @@
-// Test helpers for the MCP layer: real temp trees, a Registry built directly (the same shape the
-// loader produces), the real server object behind the SDK Client over the SDK's in-memory
-// transport, and a logger whose sink collects the real JSON lines.
+// Test helpers for the MCP layer: the real server object behind the SDK Client over the SDK's
+// in-memory transport, a logger whose sink collects the real JSON lines, and checks of both
+// halves of a tool result. Temp dirs and registries come from test/support/.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { DEFAULT_AGENT, DEFAULT_LIMITS, DEFAULT_NATIVE_RUNTIMES, DEFAULT_POLICY } from "../../src/config/defaults.ts";
 import type { FsLimits, Registry, Workdir } from "../../src/config/types.ts";
 import { createFileService } from "../../src/fs/index.ts";
 import { createLogger } from "../../src/log.ts";
 import { createMcpServer, type ServerfsMcp } from "../../src/mcp/server.ts";
+import { registry, workdir } from "../support/registry.ts";
+import { tempDir as supportTempDir } from "../support/temp.ts";
+
+export { removeDir } from "../support/temp.ts";
 
 export function tempDir(prefix = "serverfs-mcp-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
-
-export function removeDir(dir: string): void {
-  fs.rmSync(dir, { recursive: true, force: true });
+  return supportTempDir(prefix);
 }
 
 export type WorkdirSpec = Partial<Workdir> & { alias: string; path: string };
 
+/** Workdirs are read-only unless the spec says otherwise. */
 export function makeRegistry(workdirs: WorkdirSpec[], limits: Partial<FsLimits> = {}): Registry {
-  return {
-    server: { log_level: "INFO", state_dir: null },
-    limits: { ...DEFAULT_LIMITS, ...limits },
-    workdirs: workdirs.map((w) => ({
-      ...DEFAULT_POLICY,
-      extra_deny_globs: [...DEFAULT_POLICY.extra_deny_globs],
-      description: null,
-      read_only: true,
-      agent_mode: "disabled",
-      agent_runtimes: [],
-      ...w,
-    })),
-    agent: {
-      ...DEFAULT_AGENT,
-      event_idle_timeout_seconds: null,
-      provider_env_file: null,
-      codex: { ...DEFAULT_NATIVE_RUNTIMES.codex },
-      claude: { ...DEFAULT_NATIVE_RUNTIMES.claude },
-      qoder: { ...DEFAULT_NATIVE_RUNTIMES.qoder },
-      proxy: { enabled: false, url: null, no_proxy: ["127.0.0.1", "localhost", "::1"] },
-      acp_profiles: [],
-    },
-  };
+  return registry(workdirs.map((w) => workdir(w.alias, w.path, { read_only: true, ...w })), limits);
 }
 
 export interface Harness {

@@ -1,15 +1,14 @@
 // The real `serverfs serve` process: SDK client over stdio, raw frames on a pipe, stdin EOF and
 // signal shutdown timing, stdout purity and stderr hygiene.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { bareEnv, connectServe, type ServeClient } from "../support/mcp.ts";
+import { CLI } from "../support/proc.ts";
 import { removeDir, tempDir } from "./helpers.ts";
 
-const ROOT = path.resolve(import.meta.dir, "../..");
-const CLI = path.join(ROOT, "src/cli.ts");
 const MARK = "STDIOMARK51c2";
 let base: string;
 
@@ -64,22 +63,18 @@ async function readUntil(reader: { read(): Promise<{ value?: Uint8Array; done: b
 
 describe("serve over stdio with the SDK client", () => {
   let client: Client;
-  let transport: StdioClientTransport;
-  let stderr = "";
+  let serve: ServeClient;
 
   beforeAll(async () => {
-    transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--workdir", `ro=${path.join(base, "ro")}`, "--workdir", `rw=${path.join(base, "rw")}:rw`],
+    serve = await connectServe({
+      args: ["--workdir", `ro=${path.join(base, "ro")}`, "--workdir", `rw=${path.join(base, "rw")}:rw`],
       cwd: base,
-      stderr: "pipe",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+      captureStderr: true,
+      env: bareEnv(base),
+      clientName: "stdio-test",
+      listTools: false,
     });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    client = new Client({ name: "stdio-test", version: "0" });
-    await client.connect(transport);
+    client = serve.client;
   });
   afterAll(async () => {
     await client.close();
@@ -104,8 +99,8 @@ describe("serve over stdio with the SDK client", () => {
 
   test("stderr holds one JSON object per line: startup security mode and audit lines, no content, query or host path", async () => {
     // Give the last audit line time to arrive through the pipe.
-    for (let i = 0; i < 50 && (stderr.match(/"tool_call"/g) ?? []).length < 3; i++) await Bun.sleep(20);
-    const lines = stderr.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (let i = 0; i < 50 && (serve.stderr().match(/"tool_call"/g) ?? []).length < 3; i++) await Bun.sleep(20);
+    const lines = serve.stderr().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     const startup = lines.find((l) => l.event === "startup")!;
     expect(startup).toMatchObject({
       workdirs: 2,
@@ -116,8 +111,8 @@ describe("serve over stdio with the SDK client", () => {
       tools: 11,
     });
     expect(lines.filter((l) => l.event === "tool_call")).toHaveLength(3);
-    expect(stderr).not.toContain(MARK);
-    expect(stderr).not.toContain(base);
+    expect(serve.stderr()).not.toContain(MARK);
+    expect(serve.stderr()).not.toContain(base);
   });
 });
 
@@ -270,17 +265,15 @@ describe("frames at the edges", () => {
     );
     const payload = Buffer.alloc(8 * 1024 * 1024);
     for (let i = 0; i < payload.length; i++) payload[i] = (i * 131 + (i >> 11)) & 0xff;
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--config", toml],
+    const { client } = await connectServe({
+      args: ["--config", toml],
       cwd: base,
-      stderr: "ignore",
       // An 8 MiB download is a ~10.7 MiB frame: above the SDK client's default 10 MiB read buffer.
       maxBufferSize: 32 * 1024 * 1024,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+      env: bareEnv(base),
+      clientName: "big",
+      listTools: false,
     });
-    const client = new Client({ name: "big", version: "0" });
-    await client.connect(transport);
     try {
       const up = (await client.callTool({
         name: "upload_binary_file",

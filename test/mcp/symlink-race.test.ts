@@ -3,14 +3,12 @@
 // reads, stats and lists through that name. No answer may ever contain the outside secret;
 // every failure must be a defined code. (The fs layer runs the 10,000-attempt version.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { bareEnv, connectServe } from "../support/mcp.ts";
 import { removeDir, tempDir } from "./helpers.ts";
 
-const ROOT = path.resolve(import.meta.dir, "../..");
 const ATTEMPTS = 300;
 const SECRET = "OUTSIDE-SECRET-9d1e";
 const ALLOWED_CODES = new Set(["SYMLINK_NOT_ALLOWED", "PATH_NOT_FOUND", "NOT_A_DIRECTORY", "FILE_CHANGED_DURING_READ"]);
@@ -43,15 +41,7 @@ test(`${ATTEMPTS} reads through a name swapped between a directory and an escapi
     process.stdout.write(String(n));
   `;
   const racer = Bun.spawn([process.execPath, "-e", racerScript], { stdout: "pipe", stderr: "inherit" });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(ROOT, "src/cli.ts"), "serve", "--workdir", `wd=${wd}`],
-    cwd: base,
-    stderr: "ignore",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
-  });
-  const client = new Client({ name: "race", version: "0" });
-  await client.connect(transport);
+  const { client } = await connectServe({ args: ["--workdir", `wd=${wd}`], cwd: base, env: bareEnv(base), clientName: "race", listTools: false });
   const outcomes = new Map<string, number>();
   try {
     for (let i = 0; i < ATTEMPTS; i++) {

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { BUN, CLI } from "../support/proc.ts";
 import { removeDir, tempDir } from "./helpers.ts";
 
-const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 const MARK = "WIREMARK7f3a";
 
 type Frame = Record<string, unknown>;
@@ -27,7 +27,7 @@ class RawSession {
   private nextId = 1;
 
   constructor(workdir: string, cwd: string) {
-    this.proc = Bun.spawn([process.execPath, CLI, "serve", "--workdir", `wd=${workdir}:rw`], {
+    this.proc = Bun.spawn([BUN, CLI, "serve", "--workdir", `wd=${workdir}:rw`], {
       cwd,
       stdin: "pipe",
       stdout: "pipe",

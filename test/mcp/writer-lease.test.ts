@@ -2,17 +2,15 @@
 // writer lease: no lock file → AGENT_LOCK_UNAVAILABLE, lock held by another process →
 // WORKDIR_BUSY, recovery guard present → WORKDIR_RECOVERY_REQUIRED; reads never wait on it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { leases } from "../../platform/index.ts";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { loadRegistry } from "../../src/config/load.ts";
+import { bareEnv, connectServe } from "../support/mcp.ts";
 import { removeDir, tempDir } from "./helpers.ts";
 
-const ROOT = path.resolve(import.meta.dir, "../..");
 let base: string;
 beforeAll(() => {
   base = tempDir();
@@ -40,15 +38,7 @@ test("serve mutations honour the Agent Bridge writer lease", async () => {
   const { registry } = await loadRegistry({ configFile: toml });
   const { lockFile, guardFile } = leaseFiles(registry, "w");
 
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(ROOT, "src/cli.ts"), "serve", "--config", toml],
-    cwd: base,
-    stderr: "ignore",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
-  });
-  const client = new Client({ name: "lease", version: "0" });
-  await client.connect(transport);
+  const { client } = await connectServe({ args: ["--config", toml], cwd: base, env: bareEnv(base), clientName: "lease", listTools: false });
   const create = async (name: string) => {
     const res = (await client.callTool({ name: "create_text_file", arguments: { workdir: "w", path: name, content: "x" } })) as CallToolResult;
     return res.isError ? (res.structuredContent as { code: string }).code : "ok";

@@ -2,18 +2,13 @@
 // real files, real modes, a real full filesystem.
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { AtomicPublishError, isAtomicTempName, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
+import { cleanupTempDirs, tempDir as supportTempDir } from "../support/temp.ts";
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-atomic-"));
-  dirs.push(d);
-  return d;
-}
+const tempDir = (): string => supportTempDir("serverfs-atomic-");
 afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  cleanupTempDirs();
 });
 
 function reasonOf(fn: () => void): string {
@@ -101,7 +96,7 @@ describe("publishFileAtomic", () => {
 });
 
 // A real 16 KiB tmpfs: the write fails part-way; the old bytes survive and no temp file is left.
-const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-atomic-full-"));
+const mountPoint = supportTempDir("serverfs-atomic-full-");
 // mounting needs root and a kernel that allows it here; checked at run time
 const mounted =
   process.platform === "linux" &&

@@ -4,11 +4,11 @@
 // test/fs/casefold-mount.test.ts.
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { detectCaseSensitivity } from "../../platform/fs/case-sensitivity.ts";
+import { tempDir } from "../support/temp.ts";
 
-const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-case-")));
+const base = tempDir("serverfs-case-");
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 /** What the filesystem itself says: does `Probe` reach the file created as `probe`? */

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { becomeSubreaper, containment } from "../../platform/index.ts";
 import { isLinuxSubreaper, leaveLinuxSubreaper } from "../../platform/linux/subreaper.ts";
 import { ServerfsError } from "../../src/errors.ts";
-import { childEnv, isLinux, livePidsWithMarker, procFacts, uniqueRunId, waitUntil } from "./helpers.ts";
+import { isLinux, livePidsWithMarker, procFacts, waitUntil } from "../support/proc.ts";
+import { childEnv, uniqueRunId } from "./helpers.ts";
 
 // Linux-only: these assertions read /proc. macOS and Windows run their own suites in CI.
 describe.skipIf(!isLinux)("containment basics (Linux, real processes)", () => {

@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { becomeSubreaper, containment } from "../../platform/index.ts";
 import { isLinuxSubreaper, leaveLinuxSubreaper } from "../../platform/linux/subreaper.ts";
-import { childEnv, isLinux, isLive, livePidsOfTask, procFacts, uniqueRunId, waitUntil } from "./helpers.ts";
+import { isLinux, isLive, livePidsOfTask, procFacts, waitUntil } from "../support/proc.ts";
+import { childEnv, uniqueRunId } from "./helpers.ts";
 import { SHAPES, TREE_50, type TreeShape } from "./shapes.ts";
 
 const ITERATIONS = 100;

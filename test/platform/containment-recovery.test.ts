@@ -8,21 +8,11 @@ import { join } from "node:path";
 import { createLinuxContainment } from "../../platform/linux/containment.ts";
 import { createProcReader } from "../../platform/linux/proc-reader.ts";
 import type { ProcReader } from "../../platform/posix/process-table.ts";
-import { childEnv, isLinux, isLive, livePidsWithMarker, procFacts, uniqueRunId, waitUntil } from "./helpers.ts";
+import { isLinux, isLive, livePidsWithMarker, procFacts, readThroughNewline, waitUntil } from "../support/proc.ts";
+import { childEnv, uniqueRunId } from "./helpers.ts";
 
 const fixtures = join(import.meta.dir, "fixtures");
 
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return text.split("\n")[0]!;
-}
 
 async function crashThenSweep(noSubreaper: boolean) {
   const runId = uniqueRunId(noSubreaper ? "crash-nosr" : "crash");
@@ -31,7 +21,7 @@ async function crashThenSweep(noSubreaper: boolean) {
     [process.execPath, join(fixtures, "bridge-like.ts"), runId, ...(noSubreaper ? ["--no-subreaper"] : [])],
     { stdout: "pipe", stderr: "inherit" },
   );
-  const report = JSON.parse(await firstLine(bridge.stdout)) as { subreaper: boolean; leader: number; members: number[] };
+  const report = JSON.parse((await readThroughNewline(bridge.stdout)).split("\n")[0]!) as { subreaper: boolean; leader: number; members: number[] };
   expect(report.subreaper).toBe(!noSubreaper);
   expect(report.members.length).toBe(7);
   const recorded = report.members.map((pid) => ({ pid, start: procFacts(pid)!.startTime }));
@@ -50,7 +40,7 @@ async function crashThenSweep(noSubreaper: boolean) {
   expect(livePidsWithMarker(runId).length).toBe(7);
 
   const sweeper = Bun.spawn([process.execPath, join(fixtures, "sweeper.ts"), "100", runId], { stdout: "pipe" });
-  const result = JSON.parse(await firstLine(sweeper.stdout));
+  const result = JSON.parse((await readThroughNewline(sweeper.stdout)).split("\n")[0]!);
   await sweeper.exited;
   expect(result.found).toBe(7);
   expect(result.evidence.proved).toBe(true);

@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { leases } from "../../platform/index.ts";
-import { isLinux, isLive, waitUntil } from "./helpers.ts";
+import { isLinux, isLive, readThroughNewline, waitUntil } from "../support/proc.ts";
+import { tempDir } from "../support/temp.ts";
 
 const fixture = join(import.meta.dir, "fixtures", "lease-holder.ts");
-const dir = mkdtempSync(join(tmpdir(), "serverfs-lease-"));
+const dir = tempDir("serverfs-lease-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function tryFromOtherProcess(path: string): Promise<string> {
@@ -18,15 +18,7 @@ async function tryFromOtherProcess(path: string): Promise<string> {
 
 async function startHolder(path: string, mode: "hold" | "hold-with-child") {
   const p = Bun.spawn([process.execPath, fixture, path, mode], { stdout: "pipe", stderr: "inherit" });
-  const reader = p.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { proc: p, line: text.trim() };
+  return { proc: p, line: (await readThroughNewline(p.stdout)).trim() };
 }
 
 describe.skipIf(process.platform === "win32")("flock leases (POSIX)", () => {

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { peerCredentials, type PeerIdentity } from "../../platform/index.ts";
+import { tempDir } from "../support/temp.ts";
 
 const fixture = join(import.meta.dir, "fixtures", "unix-client.ts");
-const dir = mkdtempSync(join(tmpdir(), "serverfs-peer-"));
+const dir = tempDir("serverfs-peer-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A real Bun.listen unix server that records the kernel-measured peer of each connection. */
@@ -54,7 +54,7 @@ describe.skipIf(process.platform === "win32")("peer credentials on a real unix s
   // A real second uid needs root and setpriv; we run as root in CI containers and on this VM.
   const canSwitchUid = process.platform === "linux" && process.getuid?.() === 0 && existsSync("/usr/bin/setpriv");
   test.skipIf(!canSwitchUid)("a client running as uid 65534 is measured as 65534", async () => {
-    const sub = mkdtempSync(join(tmpdir(), "serverfs-peer2-"));
+    const sub = tempDir("serverfs-peer2-");
     chmodSync(sub, 0o777);
     const path = join(sub, "s2.sock");
     const { server, seen } = startServer(path);

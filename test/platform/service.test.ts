@@ -3,16 +3,16 @@
 // manager (this VM has no user session bus); the real socket status check talks to a real
 // NDJSON listener.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchAgentPath, launchAgentPlist } from "../../platform/darwin/service.ts";
 import { systemdQuote, systemdUnit, systemdUnitPath } from "../../platform/linux/service.ts";
 import type { ServiceHost } from "../../platform/service/types.ts";
 import { splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
 import { scheduledTaskXml } from "../../platform/windows/service.ts";
+import { tempDir } from "../support/temp.ts";
 
-const root = mkdtempSync(join(tmpdir(), "serverfs service "));
+const root = tempDir("serverfs service ");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const cli = join(import.meta.dir, "..", "..", "src", "cli.ts");
 

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GO_BYTE, LAUNCHER_NOT_RELEASED_EXIT, LAUNCHER_SPAWN_FAILED_EXIT, launcherCommand } from "../../platform/launcher.ts";
 import { ensureBridgeToken, readBridgeToken, tokensEqual } from "../../platform/token.ts";
+import { tempDir } from "../support/temp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "serverfs-token-"));
+const dir = tempDir("serverfs-token-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("Bridge token", () => {

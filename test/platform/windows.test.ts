@@ -1,14 +1,14 @@
 // Windows-only behaviour (Job Objects, LockFileEx, the user SID). These skip on Linux and macOS
 // because the kernel32/advapi32 calls exist only on Windows; the windows.yml workflow runs them.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { becomeSubreaper, containment, leases, pipeName } from "../../platform/index.ts";
 import { currentUserSid } from "../../platform/windows/pipe.ts";
+import { tempDir } from "../support/temp.ts";
 
 const onWindows = process.platform === "win32";
-const dir = mkdtempSync(join(tmpdir(), "serverfs-win-"));
+const dir = tempDir("serverfs-win-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function alive(pid: number): boolean {

@@ -4,8 +4,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { pidAlive, startAcpRig, type ServiceRig } from "../service-rig.ts";
+import { pidAlive } from "../../support/proc.ts";
+import { startAcpRig, type ServiceRig } from "../service-rig.ts";
 import { profileFor } from "./harness.ts";
+import { tempDir } from "../../support/temp.ts";
 
 let rig: ServiceRig | null = null;
 afterEach(async () => {
@@ -116,7 +118,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("continuation: a persisted session continues in a new process and the agent sees the earlier turn", async () => {
-    const state = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "acp-cont-"));
+    const state = tempDir("acp-cont-");
     try {
       rig = await startAcpRig([scripted([`--state=${state}`, "--load"])]);
       const first = await rig.submit("acp-scripted", "text the first prompt");
@@ -156,7 +158,7 @@ describe("ACP through the Bridge service", () => {
   });
 
   test("stderr reaches only the private diagnostics, with provider env file secrets redacted", async () => {
-    const envDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "acp-env-"));
+    const envDir = tempDir("acp-env-");
     try {
       const envFile = path.join(envDir, "provider.env");
       fs.writeFileSync(envFile, "FIXTURE_TOKEN=tok-0123456789-secret\n", { mode: 0o600 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { loadRegistry } from "../../../src/config/load.ts";
-import { tempDir } from "../service-rig.ts";
+import { tempDir } from "../../support/temp.ts";
 
 const DOC = fs.readFileSync(path.resolve(import.meta.dir, "../../../docs/acp-profiles.md"), "utf8");
 let dir: string;

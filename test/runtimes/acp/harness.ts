@@ -19,10 +19,12 @@ import type {
   RuntimeServices,
   TaskContext,
 } from "../../../src/runtimes/types.ts";
-import { RecordingDiagnostics, tempDir } from "../service-rig.ts";
+import { BUN } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
+import { RecordingDiagnostics } from "../service-rig.ts";
 
+export { BUN };
 export const FIXTURES = path.resolve(import.meta.dir, "../../fixtures/acp");
-export const BUN = process.execPath;
 
 export function profileFor(fixture: string, args: string[] = [], overrides: Partial<AcpProfile> = {}): AcpProfile {
   const id = overrides.id ?? "fixture";

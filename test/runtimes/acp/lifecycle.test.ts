@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { pidAlive } from "../service-rig.ts";
+import { pidAlive } from "../../support/proc.ts";
 import { makeRig, outcome, profileFor, type Rig } from "./harness.ts";
 
 let rig: Rig;

@@ -3,47 +3,36 @@
 // over its unix socket; the Bridge drives OpenCode (opencode-ai 1.18.33) over ACP; OpenCode talks
 // to a scripted OpenAI-compatible model on 127.0.0.1. Nothing is in-process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
-import { bridgeClientFor } from "../../../src/bridge/ipc/connect.ts";
 import { startFakeModel, type FakeModel } from "../../fixtures/acp/fake-model.ts";
 import { OPENCODE, OPENCODE_SUPPORTED, writeOpenCodeEnv } from "../../fixtures/acp/opencode-env.ts";
-import { pidAlive, processesWithHome, tempDir } from "../service-rig.ts";
-
-const CLI = path.resolve(import.meta.dir, "../../../src/cli.ts");
+import { deploymentPaths } from "../../../src/config/paths.ts";
+import { spawnBridgeProcess, type BridgeProcess } from "../../support/bridge-process.ts";
+import { connectServe } from "../../support/mcp.ts";
+import { pidAlive, processesWithHome, waitForLines } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
 
 let model: FakeModel;
 let base: string;
 let home: string;
 let workdir: string;
 let config: string;
-let bridge: ReturnType<typeof Bun.spawn> | null = null;
+let bridge: BridgeProcess | null = null;
 let mcp: Client;
 
 type Task = Record<string, unknown> & { task_id: string; status: string };
 type Pending = { request_id: string; payload: { response_options: Array<{ option_id: string; kind: string }> } };
 
 async function startBridge(): Promise<void> {
-  bridge = Bun.spawn([process.execPath, CLI, "bridge", "--config", config], { stdout: "ignore", stderr: "ignore" });
-  const client = bridgeClientFor({ server: { state_dir: path.join(base, "state") } }, { timeoutMs: 2000 });
-  for (let i = 0; i < 200; i++) {
-    try {
-      await client.call("bridge.status", {});
-      return;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
-  throw new Error("the Bridge did not come up");
+  bridge = await spawnBridgeProcess(config, deploymentPaths({ server: { state_dir: path.join(base, "state") } }).socketPath, { stderr: "ignore", clientTimeoutMs: 2000 });
 }
 
 async function stopBridge(): Promise<void> {
   if (!bridge) return;
-  bridge.kill("SIGTERM");
-  expect(await bridge.exited).toBe(0);
+  expect(await bridge.stop()).toBe(0);
   bridge = null;
 }
 
@@ -111,10 +100,7 @@ describe.skipIf(!OPENCODE_SUPPORTED)("serve → Bridge → ACP → OpenCode, all
       ].join("\n"),
     );
     await startBridge();
-    mcp = new Client({ name: "e2e", version: "1" });
-    await mcp.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "--config", config], stderr: "ignore" }),
-    );
+    ({ client: mcp } = await connectServe({ args: ["--config", config], clientName: "e2e", listTools: false }));
   }, 60_000);
 
   afterAll(async () => {
@@ -176,12 +162,7 @@ describe.skipIf(!OPENCODE_SUPPORTED)("serve → Bridge → ACP → OpenCode, all
     const id = await submit(`SHELL sleep 300 & echo $! > ${pids}; sleep 301 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`);
     const req = await approval(id);
     await tool("respond_agent_approval", { task_id: id, request_id: req.request_id, option_id: optionOfKind(req, "allow_once") });
-    const until = Date.now() + 60_000;
-    while (!(fs.existsSync(pids) && fs.readFileSync(pids, "utf8").trim().split("\n").length === 3)) {
-      if (Date.now() > until) throw new Error("the shell tool never started");
-      await Bun.sleep(50);
-    }
-    const toolPids = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    const toolPids = (await waitForLines(pids, 3, 60_000, "the shell tool never started")).map(Number);
     expect(toolPids.every(pidAlive)).toBe(true);
     expect((await tool("cancel_agent_task", { task_id: id })).status).toBe("cancelled");
     const stopBy = Date.now() + 20_000;

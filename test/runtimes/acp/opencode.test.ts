@@ -10,7 +10,9 @@ import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile } from "../../../src/config/types.ts";
 import { startFakeModel, type FakeModel } from "../../fixtures/acp/fake-model.ts";
 import { OPENCODE, OPENCODE_SUPPORTED, writeOpenCodeEnv } from "../../fixtures/acp/opencode-env.ts";
-import { pidAlive, processesWithHome, startAcpRig, tempDir, type ServiceRig } from "../service-rig.ts";
+import { pidAlive, processesWithHome, waitForLines } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
+import { startAcpRig, type ServiceRig } from "../service-rig.ts";
 
 const supported = OPENCODE_SUPPORTED;
 
@@ -106,12 +108,7 @@ describe.skipIf(!supported)("OpenCode over ACP through the Bridge", () => {
     const id = await rig.submit("acp-opencode", `SHELL sleep 300 & echo $! > ${pids}; sleep 301 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`);
     const req = await waitApproval(id);
     await rig.call("task.approval.respond", { task_id: id, request_id: req.request_id, option_id: optionOfKind(req, "allow_once") });
-    const until = Date.now() + 60_000;
-    while (!(fs.existsSync(pids) && fs.readFileSync(pids, "utf8").trim().split("\n").length === 3)) {
-      if (Date.now() > until) throw new Error("the shell tool never started");
-      await Bun.sleep(50);
-    }
-    const toolPids = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    const toolPids = (await waitForLines(pids, 3, 60_000, "the shell tool never started")).map(Number);
     expect(toolPids.every(pidAlive)).toBe(true);
     expect(processesWithOurHome().length).toBeGreaterThan(0);
     const cancelled = await rig.call("task.cancel", { task_id: id });

@@ -7,7 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { claudeRuntimeFamily } from "../../../src/runtimes/claude/index.ts";
 import { startMessagesModel, type MessagesModel } from "../../fixtures/native/messages-model.ts";
-import { pidAlive, processesWithHome, startNativeRig, tempDir, waitInteraction as waitForInteraction, waitUntil, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
+import { pidAlive, processesWithHome, waitUntil } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
+import { startNativeRig, waitInteraction as waitForInteraction, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
 
 const CLAUDE = path.resolve(import.meta.dir, "../../../node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude");
 const installed = fs.existsSync(CLAUDE) && fs.existsSync(path.resolve(import.meta.dir, "../../../node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs"));

@@ -7,7 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { codexRuntimeFamily } from "../../../src/runtimes/codex/index.ts";
 import { startResponsesModel, type ResponsesModel } from "../../fixtures/native/responses-model.ts";
-import { pidAlive, processesWithHome, startNativeRig, tempDir, waitInteraction as waitForInteraction, waitUntil, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
+import { pidAlive, processesWithHome, waitUntil } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
+import { startNativeRig, waitInteraction as waitForInteraction, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
 
 const CODEX = path.resolve(import.meta.dir, "../../../node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex");
 const installed = fs.existsSync(CODEX);

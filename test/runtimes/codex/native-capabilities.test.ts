@@ -16,7 +16,8 @@ import { resolveExecutable } from "../../../src/runtimes/kernel/executable.ts";
 import { QoderAdapter } from "../../../src/runtimes/qoder/index.ts";
 import { parseQoderVersion } from "../../../src/runtimes/qoder/adapter.ts";
 import type { TaskContext } from "../../../src/runtimes/types.ts";
-import { RecordingDiagnostics, tempDir, testAgentConfig } from "../service-rig.ts";
+import { tempDir } from "../../support/temp.ts";
+import { RecordingDiagnostics, testAgentConfig } from "../service-rig.ts";
 
 const root = tempDir("serverfs-native-caps-");
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { qoderRuntimeFamily } from "../../../src/runtimes/qoder/index.ts";
-import { pidAlive, processesWithHome, startNativeRig, tempDir, waitInteraction as waitForInteraction, waitUntil, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
+import { pidAlive, processesWithHome, waitUntil } from "../../support/proc.ts";
+import { tempDir } from "../../support/temp.ts";
+import { startNativeRig, waitInteraction as waitForInteraction, writeProviderEnv, type ServiceRig } from "../service-rig.ts";
 
 const QODERCLI = path.resolve(import.meta.dir, "../../../node_modules/.bin/qodercli");
 const FIXTURE = path.resolve(import.meta.dir, "../../fixtures/native/qoder-recorded.ts");
