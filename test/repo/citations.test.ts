@@ -106,7 +106,7 @@ describe("citation scanner (fixtures)", () => {
         `// the rule (README ${SECTION}3.4)`,
         `// flags (spec ${"READ"}ME) matter`,
         `// canonical base64 (RFC 4648 ${SECTION}3.5)`,
-        `// ${OUTSIDE_NAMES[0].toUpperCase()}.md`,
+        `// ${OUTSIDE_NAMES[0]!.toUpperCase()}.md`,
       ].join("\n"),
     );
     fs.writeFileSync(path.join(base, "README.md"), `intro\nseed ${SECTION}14.1\n`);
