@@ -1,7 +1,7 @@
 // Compiles serverfs into one self-contained executable per target, into dist/, and writes
 // dist/SHA256SUMS. Usage: bun build/compile.ts [target ...]   (default: all five targets)
 //
-// The flags are not negotiable (spec README §4): without --no-compile-autoload-dotenv and
+// The flags are not negotiable (docs/maintainers/build.md): without --no-compile-autoload-dotenv and
 // --no-compile-autoload-bunfig a compiled binary would read .env and bunfig.toml from whatever
 // directory it was started in; --bytecode needs --format=esm for the top-level await in cli.ts.
 import { createHash } from "node:crypto";

@@ -96,22 +96,44 @@ function unionGlobs(base: readonly string[], extra: readonly string[]): string[]
   return [...new Set([...base, ...extra])];
 }
 
+/** Override-wins: each of `keys` as `raw` sets it, else as `base` has it (absent inherits). */
+function inherit<T, K extends keyof T>(raw: Partial<Pick<T, K>>, base: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = (raw[k] ?? base[k]) as T[K];
+  return out;
+}
+
+/** In the order the normalized document lists them. */
+const POLICY_KEYS = [
+  "allow_hidden",
+  "disable_default_deny",
+  "extra_deny_globs",
+  "max_read_bytes",
+  "max_read_lines",
+  "max_write_bytes",
+  "binary_transfer_enabled",
+  "max_binary_transfer_bytes",
+  "cross_mounts",
+  "refuse_hardlinked_reads",
+] as const satisfies readonly (keyof WorkdirPolicy)[];
+
+/** The agent scalars whose absence means the default, in the order the normalized document lists them. */
+const AGENT_SCALAR_KEYS = [
+  "enabled",
+  "enable_fake_runtime",
+  "bridge_timeout_seconds",
+  "task_timeout_seconds",
+  "interaction_timeout_seconds",
+  "max_active_tasks",
+  "retention_seconds",
+] as const satisfies readonly (keyof AgentConfig)[];
+const AGENT_DEFAULTS: Pick<AgentConfig, (typeof AGENT_SCALAR_KEYS)[number]> = DEFAULT_AGENT;
+
 /** Scalars are override-wins (absent inherits); deny globs are a union with the base list. */
 function policyFrom(base: WorkdirPolicy, raw: RawPolicy, path: KeyPath, add: Add): WorkdirPolicy {
   const own = raw.extra_deny_globs ?? [];
   globsCheck(own, [...path, "extra_deny_globs"], add);
-  return {
-    allow_hidden: raw.allow_hidden ?? base.allow_hidden,
-    disable_default_deny: raw.disable_default_deny ?? base.disable_default_deny,
-    extra_deny_globs: unionGlobs(base.extra_deny_globs, own),
-    max_read_bytes: raw.max_read_bytes ?? base.max_read_bytes,
-    max_read_lines: raw.max_read_lines ?? base.max_read_lines,
-    max_write_bytes: raw.max_write_bytes ?? base.max_write_bytes,
-    binary_transfer_enabled: raw.binary_transfer_enabled ?? base.binary_transfer_enabled,
-    max_binary_transfer_bytes: raw.max_binary_transfer_bytes ?? base.max_binary_transfer_bytes,
-    cross_mounts: raw.cross_mounts ?? base.cross_mounts,
-    refuse_hardlinked_reads: raw.refuse_hardlinked_reads ?? base.refuse_hardlinked_reads,
-  };
+  return { ...inherit(raw, base, POLICY_KEYS), extra_deny_globs: unionGlobs(base.extra_deny_globs, own) };
 }
 
 function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
@@ -134,13 +156,7 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
   }
 
   return {
-    enabled: raw.enabled ?? DEFAULT_AGENT.enabled,
-    enable_fake_runtime: raw.enable_fake_runtime ?? DEFAULT_AGENT.enable_fake_runtime,
-    bridge_timeout_seconds: raw.bridge_timeout_seconds ?? DEFAULT_AGENT.bridge_timeout_seconds,
-    task_timeout_seconds: raw.task_timeout_seconds ?? DEFAULT_AGENT.task_timeout_seconds,
-    interaction_timeout_seconds: raw.interaction_timeout_seconds ?? DEFAULT_AGENT.interaction_timeout_seconds,
-    max_active_tasks: raw.max_active_tasks ?? DEFAULT_AGENT.max_active_tasks,
-    retention_seconds: raw.retention_seconds ?? DEFAULT_AGENT.retention_seconds,
+    ...inherit(raw, AGENT_DEFAULTS, AGENT_SCALAR_KEYS),
     result_spool_threshold_bytes: spool,
     event_idle_timeout_seconds: raw.event_idle_timeout_seconds ?? null,
     provider_env_file: providerEnvFile,

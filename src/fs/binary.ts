@@ -2,13 +2,13 @@
 
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import { closeQuietly, withFd, type Target, type Workspace } from "./context.ts";
+import { withFd, type Target, type Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { mimeTypeFor } from "./mime.ts";
 import { openRegularForRead } from "./open.ts";
 import { decodeStrictBase64, maxEncodedLength } from "./base64.ts";
-import { openExistingFile, openParent, publishNew, publishReplace } from "./publish.ts";
+import { publishNew, publishReplace, withExistingFile } from "./publish.ts";
 import { revisionOf } from "./revision.ts";
 
 export interface BinaryMeta {
@@ -97,24 +97,13 @@ export async function uploadBinaryFile(
   const sha256 = createHash("sha256").update(bytes).digest("hex");
 
   return gate.run(t.wd.workdir, async () => {
-    if (!overwrite) {
+    if (!overwrite || expected === null) {
       const { revision } = publishNew(ws, t, bytes);
       return { workdir: t.alias, path: t.rel, created: true, replaced: false, bytes_written: bytes.length, sha256, revision_before: null, revision };
     }
-    const parent = openParent(ws, t, "mutate");
-    try {
-      const source = openExistingFile(ws, t, parent.fd);
-      try {
-        const before = revisionOf(source.st);
-        if (before !== expected) throw fail("REVISION_CONFLICT", t.alias, t.rel);
-        if (source.st.nlink > 1n) throw fail("MULTIPLE_HARDLINKS_NOT_SUPPORTED", t.alias, t.rel);
-        const { revision } = publishReplace(ws, t, parent, source, before, bytes);
-        return { workdir: t.alias, path: t.rel, created: false, replaced: true, bytes_written: bytes.length, sha256, revision_before: before, revision };
-      } finally {
-        closeQuietly(source.fd);
-      }
-    } finally {
-      closeQuietly(parent.fd);
-    }
+    return withExistingFile(ws, t, expected, true, (parent, source, before) => {
+      const { revision } = publishReplace(ws, t, parent, source, before, bytes);
+      return { workdir: t.alias, path: t.rel, created: false, replaced: true, bytes_written: bytes.length, sha256, revision_before: before, revision };
+    });
   });
 }

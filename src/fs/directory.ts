@@ -5,9 +5,10 @@
 import fs from "node:fs";
 import { errnoCode } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
-import { fail, mutationFailure, openFailure } from "./fail.ts";
+import { fail, mutationFailure } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
-import { openParent } from "./publish.ts";
+import { openAt } from "./open.ts";
+import { assertUnchangedAt, openParent } from "./publish.ts";
 import { revisionOf } from "./revision.ts";
 
 export interface CreateDirectoryOutput {
@@ -34,12 +35,7 @@ export async function createDirectory(ws: Workspace, gate: MutationGate, t: Targ
         if (errnoCode(err) === "EEXIST") throw fail("PATH_ALREADY_EXISTS", t.alias, t.rel);
         throw mutationFailure(err, t.alias, t.rel);
       }
-      let fd: number;
-      try {
-        fd = ws.native.openBeneath(parent.fd, [parent.name], "object");
-      } catch (err) {
-        throw openFailure(err, t.alias, t.rel, "mutate");
-      }
+      const fd = openAt(ws, t, parent.fd, [parent.name], "object", "mutate");
       try {
         return { workdir: t.alias, path: t.rel, created: true as const, revision: revisionOf(fs.fstatSync(fd, { bigint: true })) };
       } finally {
@@ -55,12 +51,7 @@ export async function deleteDirectory(ws: Workspace, gate: MutationGate, t: Targ
   return gate.run(t.wd.workdir, async () => {
     const parent = openParent(ws, t, "mutate");
     try {
-      let fd: number;
-      try {
-        fd = ws.native.openBeneath(parent.fd, [parent.name], "dirList");
-      } catch (err) {
-        throw openFailure(err, t.alias, t.rel, "mutate");
-      }
+      const fd = openAt(ws, t, parent.fd, [parent.name], "dirList", "mutate");
       try {
         const revision = revisionOf(fs.fstatSync(fd, { bigint: true }));
         if (revision !== expectedRevision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
@@ -71,14 +62,7 @@ export async function deleteDirectory(ws: Workspace, gate: MutationGate, t: Targ
           throw mutationFailure(err, t.alias, t.rel);
         }
         if (entries.length > 0) throw fail("DIRECTORY_NOT_EMPTY", t.alias, t.rel);
-        let now: string;
-        try {
-          now = revisionOf(ws.native.lstatChild(parent.fd, parent.name));
-        } catch (err) {
-          if (errnoCode(err) === "ENOENT") throw fail("REVISION_CONFLICT", t.alias, t.rel, "directory was removed meanwhile");
-          throw mutationFailure(err, t.alias, t.rel);
-        }
-        if (now !== revision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+        assertUnchangedAt(ws, t, parent, revision, "directory");
         try {
           ws.native.unlinkAt(parent.fd, parent.name, true);
         } catch (err) {

@@ -5,10 +5,10 @@
 
 import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
-import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
-import { openExistingFile, openParent, publishReplace } from "./publish.ts";
+import { publishReplace, withExistingFile } from "./publish.ts";
 import { revisionOf } from "./revision.ts";
 import { refuseBinaryText, UTF8_BOM } from "./text.ts";
 
@@ -141,60 +141,49 @@ export async function editTextFile(
   // Every intermediate text is at least this large whatever the file holds: refused before any I/O.
   refuseOversize(t, plannedSizes(0, encoded), w.max_write_bytes);
 
-  return gate.run(w, async () => {
-    const parent = openParent(ws, t, "mutate");
-    try {
-      const source = openExistingFile(ws, t, parent.fd);
-      try {
-        const revisionBefore = revisionOf(source.st);
-        if (revisionBefore !== expectedRevision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
-        if (source.st.nlink > 1n) throw fail("MULTIPLE_HARDLINKS_NOT_SUPPORTED", t.alias, t.rel);
-        const size = Number(source.st.size);
-        if (size > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
-        // Exact once the file size is known (the BOM is part of `size` and survives every edit).
-        const sizes = plannedSizes(size, encoded);
-        refuseOversize(t, sizes, w.max_write_bytes);
-        const raw = Buffer.allocUnsafe(size + 1);
-        let got = 0;
-        for (;;) {
-          const n = fs.readSync(source.fd, raw, got, raw.length - got, got);
-          if (n === 0) break;
-          got += n;
-          if (got === raw.length) break; // grew beyond the fstat size
-        }
-        if (got !== size || revisionOf(fs.fstatSync(source.fd, { bigint: true })) !== revisionBefore) {
-          throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
-        }
-        const bytes = raw.subarray(0, size);
-        const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-        const bom = hasBom ? UTF8_BOM.length : 0;
-        const body = bytes.subarray(bom);
-        if (body.indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
-        if (!isUtf8(body)) throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
-        const edited = await applyEdits(
-          t,
-          body,
-          encoded,
-          sizes.map((s) => s - bom),
-        );
-        const out = hasBom ? Buffer.concat([UTF8_BOM, edited]) : edited;
-        if (out.length > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
-        const { revision } = publishReplace(ws, t, parent, source, revisionBefore, out);
-        return {
-          workdir: t.alias,
-          path: t.rel,
-          edited: true as const,
-          edits_applied: edits.length,
-          bytes_before: size,
-          bytes_after: out.length,
-          revision_before: revisionBefore,
-          revision,
-        };
-      } finally {
-        closeQuietly(source.fd);
+  return gate.run(w, () =>
+    withExistingFile(ws, t, expectedRevision, true, async (parent, source, revisionBefore) => {
+      const size = Number(source.st.size);
+      if (size > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
+      // Exact once the file size is known (the BOM is part of `size` and survives every edit).
+      const sizes = plannedSizes(size, encoded);
+      refuseOversize(t, sizes, w.max_write_bytes);
+      const raw = Buffer.allocUnsafe(size + 1);
+      let got = 0;
+      for (;;) {
+        const n = fs.readSync(source.fd, raw, got, raw.length - got, got);
+        if (n === 0) break;
+        got += n;
+        if (got === raw.length) break; // grew beyond the fstat size
       }
-    } finally {
-      closeQuietly(parent.fd);
-    }
-  });
+      if (got !== size || revisionOf(fs.fstatSync(source.fd, { bigint: true })) !== revisionBefore) {
+        throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
+      }
+      const bytes = raw.subarray(0, size);
+      const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+      const bom = hasBom ? UTF8_BOM.length : 0;
+      const body = bytes.subarray(bom);
+      if (body.indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
+      if (!isUtf8(body)) throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
+      const edited = await applyEdits(
+        t,
+        body,
+        encoded,
+        sizes.map((s) => s - bom),
+      );
+      const out = hasBom ? Buffer.concat([UTF8_BOM, edited]) : edited;
+      if (out.length > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
+      const { revision } = publishReplace(ws, t, parent, source, revisionBefore, out);
+      return {
+        workdir: t.alias,
+        path: t.rel,
+        edited: true as const,
+        edits_applied: edits.length,
+        bytes_before: size,
+        bytes_after: out.length,
+        revision_before: revisionBefore,
+        revision,
+      };
+    }),
+  );
 }

@@ -52,22 +52,29 @@ function pushStar(out: Token[], noSlash: boolean): void {
   out.push({ k: STAR, noSlash });
 }
 
+/**
+ * The token for the single code point before cps[next] (`*`, `?`, `[...]` or a literal); the
+ * index after it. In a path glob `*`, `?` and classes never match `/`, and `[^...]` negates too.
+ */
+function pushOne(out: Token[], cps: number[], next: number, path: boolean): number {
+  const c = cps[next - 1] as number;
+  if (c === 42 /* * */) pushStar(out, path);
+  else if (c === 63 /* ? */) out.push({ k: ANY, noSlash: path });
+  else if (c === 91 /* [ */) {
+    const cls = parseClass(cps, next, path, path);
+    if (cls === null) out.push({ k: LIT, c });
+    else {
+      out.push(cls.tok);
+      return cls.next;
+    }
+  } else out.push({ k: LIT, c });
+  return next;
+}
+
 function fnmatchTokens(pattern: string): Token[] {
   const cps = Array.from(pattern, (ch) => ch.codePointAt(0) as number);
   const out: Token[] = [];
-  for (let i = 0; i < cps.length; ) {
-    const c = cps[i++] as number;
-    if (c === 42 /* * */) pushStar(out, false);
-    else if (c === 63 /* ? */) out.push({ k: ANY, noSlash: false });
-    else if (c === 91 /* [ */) {
-      const cls = parseClass(cps, i, false, false);
-      if (cls === null) out.push({ k: LIT, c });
-      else {
-        out.push(cls.tok);
-        i = cls.next;
-      }
-    } else out.push({ k: LIT, c });
-  }
+  for (let i = 0; i < cps.length; ) i = pushOne(out, cps, i + 1, false);
   return out;
 }
 
@@ -98,17 +105,7 @@ function pathTokens(pattern: string, trailingMatchesSelf: boolean): Token[] {
       i += 2;
       continue;
     }
-    i++;
-    if (c === 42) pushStar(out, true);
-    else if (c === 63) out.push({ k: ANY, noSlash: true });
-    else if (c === 91) {
-      const cls = parseClass(cps, i, true, true);
-      if (cls === null) out.push({ k: LIT, c });
-      else {
-        out.push(cls.tok);
-        i = cls.next;
-      }
-    } else out.push({ k: LIT, c });
+    i = pushOne(out, cps, i + 1, true);
   }
   return out;
 }

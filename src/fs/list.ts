@@ -7,7 +7,8 @@
 
 import { errnoCode } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
-import { fail, openFailure } from "./fail.ts";
+import { fail } from "./fail.ts";
+import { openAt } from "./open.ts";
 import { compareNames } from "./order.ts";
 import { isoSeconds, typeOf, type ObjectType } from "./revision.ts";
 import { WalkClock } from "./walk.ts";
@@ -32,12 +33,7 @@ export interface ListDirectoryOutput {
 
 export async function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): Promise<ListDirectoryOutput> {
   const root = ws.rootFd(t);
-  let dirFd: number;
-  try {
-    dirFd = ws.native.openBeneath(root, t.parts, "dirList");
-  } catch (err) {
-    throw openFailure(err, t.alias, t.rel, "read");
-  }
+  const dirFd = openAt(ws, t, root, t.parts, "dirList", "read");
   const pace = new WalkClock(t, Number.POSITIVE_INFINITY, undefined, "list", 64);
   try {
     let names: string[];

@@ -6,6 +6,7 @@
 import fs, { type BigIntStats } from "node:fs";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail, openFailure, type OpenPurpose } from "./fail.ts";
+import type { OpenKind } from "./native.ts";
 
 export interface OpenedFile {
   fd: number;
@@ -20,14 +21,18 @@ export function refuseNonRegular(st: BigIntStats, t: Target): void {
   throw fail("UNSUPPORTED_FILE_TYPE", t.alias, t.rel);
 }
 
-/** Open the object at `t` (no follow) and return its descriptor and lstat-like stats. */
-export function openObject(ws: Workspace, t: Target, purpose: OpenPurpose): OpenedFile {
-  let fd: number;
+/** openBeneath, with a failure reported against the request path `t` for `purpose`. */
+export function openAt(ws: Workspace, t: Target, dirFd: number, parts: readonly string[], kind: OpenKind, purpose: OpenPurpose): number {
   try {
-    fd = ws.native.openBeneath(ws.rootFd(t), t.parts, "object");
+    return ws.native.openBeneath(dirFd, parts, kind);
   } catch (err) {
     throw openFailure(err, t.alias, t.rel, purpose);
   }
+}
+
+/** Open the object at `t` (no follow) and return its descriptor and lstat-like stats. */
+export function openObject(ws: Workspace, t: Target, purpose: OpenPurpose): OpenedFile {
+  const fd = openAt(ws, t, ws.rootFd(t), t.parts, "object", purpose);
   try {
     return { fd, st: fs.fstatSync(fd, { bigint: true }) };
   } catch (err) {

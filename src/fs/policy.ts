@@ -2,7 +2,7 @@
 // hidden names, deny rules. One PathPolicy per workdir is shared by every channel, so a path that
 // is refused by direct access is also invisible to list, find and search.
 //
-// Deny semantics (README §3.4): a glob without `/` is matched (fnmatch) against EVERY component, so `internal` denies `internal/x.py`; a glob with `/` is matched against the
+// Deny semantics (docs/security.md, "What the assistant cannot do"): a glob without `/` is matched (fnmatch) against EVERY component, so `internal` denies `internal/x.py`; a glob with `/` is matched against the
 // whole workdir-relative path and against each ancestor prefix, so anything below a denied
 // directory is denied too (`docs/*.md`, `secret/**`, `**/build/**`).
 //

@@ -13,17 +13,14 @@ import fs, { type BigIntStats } from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail, mutationFailure, openFailure } from "./fail.ts";
+import { openAt, refuseNonRegular } from "./open.ts";
 import { RESERVED_TEMP_PREFIX } from "./policy.ts";
 import { revisionOf } from "./revision.ts";
 
 /** Open the parent directory of a mutation target as a base for *at calls. */
 export function openParent(ws: Workspace, t: Target, purpose: "create" | "mutate"): { fd: number; name: string } {
   const name = t.parts[t.parts.length - 1] as string;
-  try {
-    return { fd: ws.native.openBeneath(ws.rootFd(t), t.parts.slice(0, -1), "dirBase"), name };
-  } catch (err) {
-    throw openFailure(err, t.alias, t.rel, purpose === "create" ? "create" : "mutate");
-  }
+  return { fd: openAt(ws, t, ws.rootFd(t), t.parts.slice(0, -1), "dirBase", purpose), name };
 }
 
 function tempName(): string {
@@ -158,14 +155,7 @@ export function publishReplace(
     } catch (err) {
       throw mutationFailure(err, t.alias, t.rel);
     }
-    let current: string;
-    try {
-      current = revisionOf(ws.native.lstatChild(parent.fd, parent.name));
-    } catch (err) {
-      if (errnoCode(err) === "ENOENT") throw fail("REVISION_CONFLICT", t.alias, t.rel, "file was removed meanwhile");
-      throw mutationFailure(err, t.alias, t.rel);
-    }
-    if (current !== expected) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+    assertUnchangedAt(ws, t, parent, expected, "file");
     try {
       ws.native.renameAt(parent.fd, tmp.name, parent.name);
       renamed = true;
@@ -181,19 +171,56 @@ export function publishReplace(
   }
 }
 
+/**
+ * The last-moment check before a destructive step (rename over, unlink): the name in the parent
+ * must still carry the revision the caller verified, else REVISION_CONFLICT and nothing changes.
+ */
+export function assertUnchangedAt(ws: Workspace, t: Target, parent: { fd: number; name: string }, revision: string, what: "file" | "directory"): void {
+  let current: string;
+  try {
+    current = revisionOf(ws.native.lstatChild(parent.fd, parent.name));
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") throw fail("REVISION_CONFLICT", t.alias, t.rel, `${what} was removed meanwhile`);
+    throw mutationFailure(err, t.alias, t.rel);
+  }
+  if (current !== revision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+}
+
+/**
+ * Run `fn` on the existing regular file at `t`, opened through its verified parent, once its
+ * revision matches `expectedRevision` (and, for a replacement, once it has a single link: a new
+ * inode renamed over one name would silently split it from its other names). Both descriptors
+ * are closed when `fn` settles.
+ */
+export async function withExistingFile<R>(
+  ws: Workspace,
+  t: Target,
+  expectedRevision: string,
+  refuseHardlinks: boolean,
+  fn: (parent: { fd: number; name: string }, source: { fd: number; st: BigIntStats }, revision: string) => R | Promise<R>,
+): Promise<R> {
+  const parent = openParent(ws, t, "mutate");
+  try {
+    const source = openExistingFile(ws, t, parent.fd);
+    try {
+      const revision = revisionOf(source.st);
+      if (revision !== expectedRevision) throw fail("REVISION_CONFLICT", t.alias, t.rel);
+      if (refuseHardlinks && source.st.nlink > 1n) throw fail("MULTIPLE_HARDLINKS_NOT_SUPPORTED", t.alias, t.rel);
+      return await fn(parent, source, revision);
+    } finally {
+      closeQuietly(source.fd);
+    }
+  } finally {
+    closeQuietly(parent.fd);
+  }
+}
+
 /** Open an existing target for replacement/deletion through its verified parent, type before revision. */
 export function openExistingFile(ws: Workspace, t: Target, parentFd: number): { fd: number; st: BigIntStats } {
-  let obj: number;
-  try {
-    obj = ws.native.openBeneath(parentFd, [t.parts[t.parts.length - 1] as string], "object");
-  } catch (err) {
-    throw openFailure(err, t.alias, t.rel, "mutate");
-  }
+  const obj = openAt(ws, t, parentFd, [t.parts[t.parts.length - 1] as string], "object", "mutate");
   try {
     const st = fs.fstatSync(obj, { bigint: true });
-    if (st.isDirectory()) throw fail("NOT_A_FILE", t.alias, t.rel);
-    if (st.isSymbolicLink()) throw fail("SYMLINK_NOT_ALLOWED", t.alias, t.rel);
-    if (!st.isFile()) throw fail("UNSUPPORTED_FILE_TYPE", t.alias, t.rel);
+    refuseNonRegular(st, t);
     let fd: number;
     try {
       fd = ws.native.reopenForRead(obj);

@@ -1,6 +1,6 @@
 // read_text_file and the text resource: one page of lines from a held descriptor. Only the
 // returned page is decoded; the revision is taken before and re-checked after reading.
-// LINE_TOO_LARGE is raised only for a line that would be returned (README §3.5): an oversized
+// LINE_TOO_LARGE is raised only for a line that would be returned (docs/tools.md, `read_text_file`): an oversized
 // line after a non-empty page simply ends the page with has_more=true.
 
 import fs from "node:fs";

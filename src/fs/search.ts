@@ -1,4 +1,4 @@
-// search_text, in process (README §3.5). ripgrep's observable contract, kept on purpose:
+// search_text, in process (docs/tools.md, `search_text`). ripgrep's observable contract, kept on purpose:
 // fixed-string matching; files larger than search_max_file_bytes skipped; a file holding a NUL is
 // cut at the start of the 64 KiB block containing the first NUL (earlier matches survive); lines
 // split on \n with \r kept; an undecodable line never matches while other lines of the file still

@@ -4,7 +4,8 @@
 
 import fs from "node:fs";
 import { withFd, type Target, type Workspace } from "./context.ts";
-import { fail, openFailure } from "./fail.ts";
+import { fail } from "./fail.ts";
+import { openAt } from "./open.ts";
 import { mimeTypeFor } from "./mime.ts";
 import { isoSeconds, revisionOf, typeOf, type ObjectType } from "./revision.ts";
 
@@ -20,12 +21,7 @@ export interface StatOutput {
 
 export function statFile(ws: Workspace, t: Target): StatOutput {
   const root = ws.rootFd(t);
-  let fd: number;
-  try {
-    fd = ws.native.openBeneath(root, t.parts, "object");
-  } catch (err) {
-    throw openFailure(err, t.alias, t.rel, "read");
-  }
+  const fd = openAt(ws, t, root, t.parts, "object", "read");
   const st = withFd(fd, (f) => fs.fstatSync(f, { bigint: true }));
   const type = typeOf(st);
   // `f.txt/` names a directory, as it does for the kernel (ENOTDIR): never the file itself.

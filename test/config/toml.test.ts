@@ -1,4 +1,4 @@
-// serverfs.toml: the filesystem-reference §6 "Config" matrix and the strictness rules.
+// serverfs.toml: every key of docs/configuration.md, its bounds and defaults, and the strictness rules.
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";

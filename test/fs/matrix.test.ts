@@ -1,4 +1,4 @@
-// Hidden × deny on every channel, reserved names, deny components (README §3.4), and the
+// Hidden × deny on every channel, reserved names, deny components (docs/security.md), and the
 // precedence of read-only and binary switches over path policy.
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -98,7 +98,7 @@ describe("hidden × deny matrix on .env", () => {
   });
 });
 
-describe("deny components (README §3.4)", () => {
+describe("deny components (docs/security.md)", () => {
   test("`internal` denies internal/x.py on every channel and a nested internal dir too", async () => {
     const root = tree();
     const svc = svcFor(root, { extra_deny_globs: ["internal"] });

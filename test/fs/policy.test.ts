@@ -1,5 +1,5 @@
 // The lexical policy on its own: normalisation, reserved names, hidden names, deny semantics
-// (README §3.4) and the two glob dialects.
+// (docs/security.md) and the two glob dialects.
 import { describe, expect, test } from "bun:test";
 import { ServerfsError } from "../../src/errors.ts";
 import { compileFnmatch, compilePathGlob, compileSearchGlob } from "../../src/fs/glob.ts";
@@ -79,7 +79,7 @@ describe("PathPolicy.check order and sets", () => {
   });
 });
 
-describe("deny semantics (README §3.4)", () => {
+describe("deny semantics (docs/security.md)", () => {
   test("a glob without / matches ANY component", () => {
     const p = new PathPolicy({ ...base, extra_deny_globs: ["internal"] });
     expect(p.isDenied(["internal"])).toBe(true);

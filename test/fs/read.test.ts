@@ -1,5 +1,5 @@
 // read_text_file and the resource: encodings, BOM, paging, byte budget, LINE_TOO_LARGE only for a
-// returned line (README §3.5), revisions across pages, limits clamping.
+// returned line (docs/tools.md, `read_text_file`), revisions across pages, limits clamping.
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";

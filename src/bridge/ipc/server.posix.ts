@@ -1,12 +1,12 @@
 // The Bridge endpoint on Linux and macOS: an AF_UNIX stream socket, born 0600 inside a 0700
 // directory, and a kernel-measured peer uid check before anything is dispatched.
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { ServerfsError, errnoCode } from "../../errors.ts";
 import type { PeerIdentity } from "../../../platform/types.ts";
 import { socketBounds, type SocketBounds } from "./bounds.ts";
 import { ConnectionSet, type Connection, type Dispatch } from "./connection.ts";
+import { probeSocket } from "./probe.ts";
 import { failure } from "./protocol.ts";
 
 export interface PosixServerOptions {
@@ -49,23 +49,10 @@ export function prepareSocketDirectory(dir: string): void {
   fs.chmodSync(dir, 0o700);
 }
 
-function probeConnect(socketPath: string, timeoutMs: number): Promise<"live" | "refused"> {
-  return new Promise((resolve) => {
-    const s = net.connect({ path: socketPath });
-    const done = (r: "live" | "refused") => {
-      clearTimeout(timer);
-      s.removeAllListeners();
-      s.on("error", () => {});
-      s.destroy();
-      resolve(r);
-    };
-    const timer = setTimeout(() => done("live"), timeoutMs);
-    s.once("connect", () => done("live"));
-    s.once("error", (err) => {
-      const code = errnoCode(err);
-      done(code === "ECONNREFUSED" || code === "ENOENT" ? "refused" : "live");
-    });
-  });
+/** A Bridge that does not refuse (connects, or is too busy to answer in time) is live. */
+async function probeConnect(socketPath: string, timeoutMs: number): Promise<"live" | "refused"> {
+  const probe = await probeSocket(socketPath, timeoutMs);
+  return probe.outcome === "error" && (probe.code === "ECONNREFUSED" || probe.code === "ENOENT") ? "refused" : "live";
 }
 
 /**

@@ -43,34 +43,39 @@ export type PendingRequestView = {
   resolution: Record<string, unknown> | null;
 };
 
-export type TaskView = {
-  task_id: string;
-  runtime: string;
-  workdir_alias: string;
-  workdir_slot: number;
-  relative_cwd: string;
-  profile: string;
-  status: TaskStatus;
-  created_at: string;
-  started_at: string | null;
-  updated_at: string;
-  completed_at: string | null;
-  deadline_at: string | null;
-  continue_from_task_id: string | null;
-  correlation_id: string | null;
-  idempotency_key: string | null;
-  requested_model: string | null;
-  final_response: string | null;
-  final_response_truncated: boolean;
-  result: { storage: string; size_bytes: number | null; sha256: string | null; retrievable: boolean } | null;
-  manifest: Record<string, unknown> | null;
-  manifest_sha256: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  pending_request_id: string | null;
-  /** Present only while an interaction is pending. */
-  pending_request?: PendingRequestView;
-};
+/** The row's own columns, as stored, plus what a view derives from them. */
+export type TaskView = Alias<
+  Pick<
+    TaskRow,
+    | "task_id"
+    | "runtime"
+    | "workdir_alias"
+    | "relative_cwd"
+    | "profile"
+    | "status"
+    | "created_at"
+    | "started_at"
+    | "updated_at"
+    | "completed_at"
+    | "deadline_at"
+    | "continue_from_task_id"
+    | "correlation_id"
+    | "idempotency_key"
+    | "requested_model"
+    | "final_response"
+    | "manifest_sha256"
+    | "error_code"
+    | "error_message"
+    | "pending_request_id"
+  > & {
+    workdir_slot: number;
+    final_response_truncated: boolean;
+    result: { storage: string; size_bytes: number | null; sha256: string | null; retrievable: boolean } | null;
+    manifest: Record<string, unknown> | null;
+    /** Present only while an interaction is pending. */
+    pending_request?: PendingRequestView;
+  }
+>;
 
 export type TaskEvent = Alias<EventRecord>;
 

@@ -49,11 +49,8 @@ export interface InteractionRow {
   resolution_json: string | null;
 }
 
-export type NewTask = Omit<
-  TaskRow,
-  | "status"
-  | "started_at"
-  | "completed_at"
+/** The columns a run writes as it goes: its outcome, its provider session and its pending request. */
+type RunField =
   | "error_code"
   | "error_message"
   | "final_response"
@@ -63,29 +60,16 @@ export type NewTask = Omit<
   | "native_session_id"
   | "native_turn_id"
   | "pending_request_id"
-  | "provider_started"
-  | "event_count"
-> & { native_session_id: string | null };
+  | "provider_started";
+
+/** What admission supplies; `native_session_id` is carried over when a task continues another. */
+export type NewTask = Omit<TaskRow, RunField | "status" | "started_at" | "completed_at" | "event_count"> & { native_session_id: string | null };
 
 export function nowIso(): string {
   return new Date().toISOString();
 }
 
-type Updatable = Partial<
-  Pick<
-    TaskRow,
-    | "error_code"
-    | "error_message"
-    | "final_response"
-    | "result_storage"
-    | "result_size_bytes"
-    | "result_sha256"
-    | "native_session_id"
-    | "native_turn_id"
-    | "pending_request_id"
-    | "provider_started"
-  >
->;
+type Updatable = Partial<Pick<TaskRow, RunField>>;
 
 export class TaskStore {
   /** Called inside every status transaction so queued events land before the status they explain. */

@@ -3,8 +3,8 @@
 // process's uid), and does it run this version. A socket file that refuses connections is a
 // stale leftover of a Bridge that died; no socket at all means the Bridge is down.
 import fs from "node:fs";
-import net from "node:net";
 import { bridgeClientFor } from "../../bridge/ipc/connect.ts";
+import { probeSocket } from "../../bridge/ipc/probe.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 import type { Result } from "../../bridge/rpc/methods.ts";
@@ -15,20 +15,10 @@ import { IS_LINUX, IS_WINDOWS } from "../../../platform/os.ts";
 const CONNECT_TIMEOUT_MS = 2000;
 const START_HINT = "start the Bridge: serverfs service start (or serverfs bridge --config FILE in a terminal)";
 
-function connectProbe(socketPath: string): Promise<"live" | "refused" | "timeout" | "error"> {
-  return new Promise((resolve) => {
-    const s = net.connect({ path: socketPath });
-    const done = (r: "live" | "refused" | "timeout" | "error") => {
-      clearTimeout(timer);
-      s.removeAllListeners();
-      s.on("error", () => {});
-      s.destroy();
-      resolve(r);
-    };
-    const timer = setTimeout(() => done("timeout"), CONNECT_TIMEOUT_MS);
-    s.once("connect", () => done("live"));
-    s.once("error", (err) => done(errnoCode(err) === "ECONNREFUSED" ? "refused" : "error"));
-  });
+async function connectProbe(socketPath: string): Promise<"live" | "refused" | "timeout" | "error"> {
+  const probe = await probeSocket(socketPath, CONNECT_TIMEOUT_MS);
+  if (probe.outcome === "error") return probe.code === "ECONNREFUSED" ? "refused" : "error";
+  return probe.outcome === "connected" ? "live" : "timeout";
 }
 
 /** Linux: the real uid of a process, from /proc. null where it cannot be measured. */

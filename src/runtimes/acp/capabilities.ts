@@ -1,5 +1,5 @@
 // What an ACP profile can do, as measured by a real handshake — never inferred from the agent's
-// name or reputation (seed §8). A snapshot is taken from `initialize` plus the first session
+// name or reputation (docs/acp-profiles.md, "What to expect"). A snapshot is taken from `initialize` plus the first session
 // response of a task that needed them anyway, stored keyed by the profile's fingerprint, and
 // ignored as soon as the profile's launch configuration changes (the fingerprint changes with it).
 import type * as acp from "@agentclientprotocol/sdk";
@@ -91,7 +91,7 @@ export function snapshotFrom(init: acp.InitializeResponse, sessionResponse: { co
   };
 }
 
-/** The shape `runtime.list` reports for an ACP profile (agent-reference §8.1 plus capability_state). */
+/** The shape `runtime.list` reports for an ACP profile (docs/design/bridge-rpc.md, `runtime.list`). */
 export interface AcpRuntimeInfo {
   name: string;
   available: boolean;

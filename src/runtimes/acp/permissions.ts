@@ -1,7 +1,7 @@
 // ACP `session/request_permission` ↔ the Bridge's pending approval. The human picks one of the
 // options the agent offered, by its exact opaque `option_id`: persistent choices (allow_always,
 // reject_always) are passed through as chosen, never re-labelled as a session approval or a deny
-// (README §3 item 7, agent-reference §7.5). Options are chosen by id, never by position or kind.
+// (docs/design/interactions.md, Approvals). Options are chosen by id, never by position or kind.
 import type * as acp from "@agentclientprotocol/sdk";
 import { ServerfsError } from "../../errors.ts";
 import { boundedText, toolFields } from "./mapping.ts";

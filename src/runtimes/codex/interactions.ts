@@ -1,4 +1,4 @@
-// Codex server requests ↔ ServerFS interactions (agent-reference §7.1, §7.2).
+// Codex server requests ↔ ServerFS interactions (docs/design/interactions.md, docs/runtimes.md).
 //   approve_once → "accept", approve_session → "acceptForSession", deny → "decline",
 //   cancel_task → "cancel". Nothing here ever answers a request on its own: every decision comes
 //   from a human resolution. Persistent choices Codex may offer (exec-policy or network-policy
@@ -31,7 +31,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v.leng
 /**
  * Decisions offered for a command approval: Codex's `availableDecisions`, reverse-mapped. `deny`
  * is always added — 0.169 honours `decline` even when it lists only accept/cancel
- * (native-findings §1), and refusing is never an authority gain. `cancel_task` always stays.
+ * (docs/runtimes.md, Codex), and refusing is never an authority gain. `cancel_task` always stays.
  */
 export function offeredCommandDecisions(available: unknown): ApprovalDecision[] {
   const set = new Set<ApprovalDecision>(["deny", "cancel_task"]);

@@ -1,4 +1,4 @@
-// Model discovery for Codex (agent-reference §8.2): a throwaway app-server in its own containment
+// Model discovery for Codex (docs/runtimes.md, Codex): a throwaway app-server in its own containment
 // set and an empty temp cwd, `initialize` then `model/list` paged (limit 64, hidden included, stop
 // on an empty or repeated cursor), at most 64 models. Never starts a turn, never writes config.
 import * as fs from "node:fs";

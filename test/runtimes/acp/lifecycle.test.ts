@@ -1,4 +1,4 @@
-// Cancellation (terminal-first, seed §14.1), continuation (resume / load without replay leaking
+// Cancellation (terminal-first, docs/design/task-lifecycle.md), continuation (resume / load without replay leaking
 // into the new task / explicit refusal), and model selection through session config options.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";

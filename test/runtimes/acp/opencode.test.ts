@@ -1,6 +1,6 @@
 // A real ACP agent end to end: OpenCode (opencode-ai 1.18.33, a devDependency that ships its
 // binary as an optionalDependency) as profile `acp-opencode` behind the real Bridge service, with a
-// scripted OpenAI-compatible model on 127.0.0.1 (acp-client-findings §4). Its settings reach it the
+// scripted OpenAI-compatible model on 127.0.0.1 (docs/maintainers/testing.md). Its settings reach it the
 // way an operator's would: through the Bridge's private provider env file. Nothing here or in the
 // adapter knows it is OpenCode.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";

@@ -1,7 +1,7 @@
 // Claude end to end: the real Claude Code CLI (2.1.332, the native binary npm installs with
 // @anthropic-ai/claude-agent-sdk 0.3.332) driven by the SDK as runtime `claude` behind the real
 // Bridge service, with a scripted Messages API model on 127.0.0.1 via ANTHROPIC_BASE_URL
-// (native-findings §2). Settings reach it through the Bridge's private provider env file.
+// (docs/maintainers/testing.md). Settings reach it through the Bridge's private provider env file.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -158,7 +158,7 @@ describe.skipIf(!runnable)("Claude Code through the Agent SDK and the Bridge", (
   }, 90_000);
 
   test("cancel mid-tool: no live steering, terminal first, zero surviving processes (checked in /proc)", async () => {
-    // Claude Code refuses a bare `sleep N`; a compound command runs (native-findings §2).
+    // Claude Code refuses a bare `sleep N`; a compound command runs (docs/maintainers/testing.md).
     // Claude Code 2.1.332 classifies echo/sleep as read-only and runs them without asking.
     const id = await rig.submit("claude", "SHELL echo start; sleep 41; echo end");
     await rig.waitFor(id, (t) => t.status === "running" && processesWithHome(home).some((p) => p.cmd.includes("sleep 41")), 30_000);

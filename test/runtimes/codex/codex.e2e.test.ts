@@ -1,6 +1,6 @@
 // Codex end to end: the real `codex app-server` (@openai/codex 0.169.0, the npm-installed binary)
 // as runtime `codex` behind the real Bridge service, with a scripted Responses API model on
-// 127.0.0.1 reached through a custom model provider in an isolated CODEX_HOME (native-findings §1).
+// 127.0.0.1 reached through a custom model provider in an isolated CODEX_HOME (docs/maintainers/testing.md).
 // Its settings reach it the way an operator's would: the Bridge's private provider env file.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";

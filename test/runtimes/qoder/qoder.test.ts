@@ -1,5 +1,5 @@
 // Qoder: the real `qodercli` 1.1.52 (npm-installed) cannot run a turn offline — it needs a Qoder
-// login (native-findings §3) — so this suite proves two things separately:
+// login (docs/maintainers/testing.md) — so this suite proves two things separately:
 //   1. against the REAL CLI: version probe, and a task that fails with AGENT_AUTH_REQUIRED through
 //      the real Bridge with nothing left running;
 //   2. against a recorded-protocol stand-in (test/fixtures/native/qoder-recorded.ts) that speaks
