@@ -1,5 +1,5 @@
 // Runs the MCP server over this process's stdin/stdout until the client goes away or a signal
-// arrives. Shutdown order matters (bun-platform-findings §8): let in-flight requests answer,
+// arrives. Shutdown order matters (docs/maintainers/build.md): let in-flight requests answer,
 // close the transport, end stdout and only exit once stdout has flushed — `process.exit` right
 // after a write loses everything past one pipe buffer.
 import type { Registry } from "../config/types.ts";

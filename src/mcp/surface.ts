@@ -1,4 +1,4 @@
-// The one place the tool list is assembled. README §3.3: a tool is listed only where it can do
+// The one place the tool list is assembled (docs/tools.md): a tool is listed only where it can do
 // something. Read tools always; the five mutation tools only when a workdir is read-write;
 // download only when a workdir enables binary transfer, upload only when one workdir is both
 // read-write and binary-enabled; agent tools only when the Agent Bridge is enabled and a workdir

@@ -21,7 +21,7 @@ export interface ToolHints {
   idempotentHint: boolean;
 }
 
-/** The annotation rows of filesystem-reference §1, named by what the tool does to the tree. */
+/** The annotation rows of docs/tools.md, named by what the tool does to the tree. */
 export const HINTS = {
   /** Reads only. */
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -28,16 +28,6 @@ const SPEC_README = new RegExp(`\\bspec ${"READ"}ME\\b`, "i");
 /** A section sign that does not follow "RFC <number> ". */
 const BARE_SECTION = new RegExp(`(?<!\\bRFC \\d+ )${SECTION}`);
 
-/**
- * Lines in src/mcp/, which another branch is migrating to MCP SDK v2 while this test lands; they
- * are permitted verbatim, and only verbatim. Each is replaced there (or at its merge) by the
- * repo doc shown.
- */
-const PERMITTED_VERBATIM: ReadonlyArray<{ file: string; line: string; cite: string }> = [
-  { file: "src/mcp/surface.ts", line: `// The one place the tool list is assembled. README ${SECTION}3.3: a tool is listed only where it can do`, cite: "docs/tools.md" },
-  { file: "src/mcp/tool.ts", line: `/** The annotation rows of ${OUTSIDE_NAMES[1]} ${SECTION}1, named by what the tool does to the tree. */`, cite: "docs/tools.md" },
-  { file: "src/mcp/stdio.ts", line: `// arrives. Shutdown order matters (${OUTSIDE_NAMES[4]} ${SECTION}8): let in-flight requests answer,`, cite: "docs/maintainers/build.md" },
-];
 
 export interface Citation {
   file: string;
@@ -84,9 +74,6 @@ export function scanCitations(base: string, roots: readonly string[]): Citation[
   return out;
 }
 
-function permitted(c: Citation): boolean {
-  return PERMITTED_VERBATIM.some((p) => p.file === c.file && p.line.trim() === c.text);
-}
 
 const tmpRoots: string[] = [];
 afterAll(() => {
@@ -114,18 +101,10 @@ describe("citation scanner (fixtures)", () => {
     const found = scanCitations(base, ["src", "README.md", "missing-dir"]);
     expect(found.map((c) => `${c.file}:${c.line}`).sort()).toEqual(["README.md:2", "src/deep/a.ts:2", "src/deep/a.ts:3", "src/deep/a.ts:4", "src/deep/a.ts:6"]);
   });
-
-  test("the verbatim permission covers only its own file and exact line", () => {
-    const p = PERMITTED_VERBATIM[0]!;
-    expect(citationsInText(p.line)).toEqual([1]);
-    expect(permitted({ file: p.file, line: 1, text: p.line })).toBe(true);
-    expect(permitted({ file: "src/mcp/other.ts", line: 1, text: p.line })).toBe(false);
-    expect(permitted({ file: p.file, line: 1, text: `${p.line} more` })).toBe(false);
-  });
 });
 
 test("no file in src, platform, test, docs, bench, build, .ci or README.md cites an outside document", () => {
-  const found = scanCitations(REPO, SCANNED).filter((c) => !permitted(c));
+  const found = scanCitations(REPO, SCANNED);
   expect(found).toEqual([]);
   // The scan really read the tree: this file is in it and its patterns are live.
   expect(citationsInText(`x ${SECTION}1`)).toEqual([1]);
