@@ -4,6 +4,7 @@
 // component relative to a verified parent descriptor. One implementation per OS family.
 
 import { ServerfsError } from "../errors.ts";
+import { windowsNative } from "../../platform/fs/resolve-windows.ts";
 import { darwinNative } from "./resolve.darwin.ts";
 import { linuxNative } from "./resolve.linux.ts";
 
@@ -65,5 +66,6 @@ export interface FsNative {
 export function fsNative(): FsNative {
   if (process.platform === "linux") return linuxNative;
   if (process.platform === "darwin") return darwinNative;
+  if (process.platform === "win32") return windowsNative;
   throw new ServerfsError("NATIVE_PLATFORM_UNSUPPORTED", `file tools are not available on ${process.platform}`);
 }
