@@ -191,6 +191,12 @@ export const windowsNative: FsNative = {
   unlinkAt(dirFd, name, isDir) {
     withChild(dirFd, name, A.DELETE, isDir ? OPT.DIRECTORY_FILE : OPT.NON_DIRECTORY_FILE, (h) => nt.deleteHandle(h));
   },
+  // Through the handle that was written: no by-name reopen of the temp (another local process could
+  // have swapped that name), and Wine keeps the handle's own path current only for the handle that
+  // renamed it (fstat through a handle renamed by another one reports volume serial 0 there).
+  publishFd(fd, dirFd, newName, replace) {
+    nt.renameHandle(nt.handleOf(fd), nt.handleOf(dirFd), newName, replace);
+  },
   mkdirAt(dirFd, name) {
     // no mode: the new directory inherits its parent's DACL, which is what umask stands for here
     nt.ntClose(nt.ntOpen(nt.handleOf(dirFd), name, A.READ_ATTRIBUTES, DISP.CREATE, OPT.DIRECTORY_FILE | OPT.OPEN_REPARSE_POINT));

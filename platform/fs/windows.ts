@@ -276,21 +276,29 @@ export function setFileAttributes(h: bigint, attributes: number): void {
   ntCheck(setInfo(h, 4, b, "NtSetInformationFile"), "NtSetInformationFile");
 }
 
-/** FILE_RENAME_INFORMATION / FILE_LINK_INFORMATION: { BOOLEAN replace; HANDLE root; ULONG len; WCHAR name[] }. */
-function renameInfo(replace: boolean, root: bigint, name: string): Uint8Array {
+/** FILE_RENAME_INFORMATION(_EX): { BOOLEAN replace | ULONG flags; HANDLE root; ULONG len; WCHAR name[] }. */
+function renameInfo(flags: number, root: bigint, name: string): Uint8Array {
   const text = Buffer.from(name, "utf16le");
   const b = new Uint8Array(Math.max(24, 20 + text.length));
   const v = new DataView(b.buffer);
-  b[0] = replace ? 1 : 0;
+  v.setUint32(0, flags, true);
   v.setBigUint64(8, root, true);
   v.setUint32(16, text.length, true);
   b.set(text, 20);
   return b;
 }
 
-/** Rename the object behind `h` to `name` in the directory `root`, replacing only when asked. */
+/**
+ * Rename the object behind `h` to `name` in the directory `root`, replacing only when asked.
+ * POSIX semantics (FileRenameInformationEx, Windows 10 1709+) replace a target that others hold
+ * open with FILE_SHARE_DELETE, as every handle of ours does; the classic call, the fallback where
+ * the class is unknown (older Windows, Wine 8), refuses a target that is open at all.
+ */
 export function renameHandle(h: bigint, root: bigint, name: string, replace: boolean): void {
-  ntCheck(setInfo(h, 10 /* FileRenameInformation */, renameInfo(replace, root, name), "NtSetInformationFile"), "NtSetInformationFile");
+  const st = setInfo(h, 65 /* FileRenameInformationEx */, renameInfo((replace ? 0x1 : 0) | 0x2, root, name), "NtSetInformationFile");
+  if (st === 0) return;
+  if (STATUS[st] !== "ENOTSUP" && STATUS[st] !== "EINVAL") ntCheck(st, "NtSetInformationFile");
+  ntCheck(setInfo(h, 10 /* FileRenameInformation */, renameInfo(replace ? 1 : 0, root, name), "NtSetInformationFile"), "NtSetInformationFile");
 }
 
 /**

@@ -58,6 +58,12 @@ export interface FsNative {
   closeFast(fd: number): void;
   /** Which extended attributes a replacement must carry over. */
   preservesXattr(name: string): boolean;
+  /**
+   * Give the open file `fd`, created beneath `dirFd`, the name `newName` there, through its own
+   * handle (Windows: FILE_RENAME_INFORMATION on the handle we wrote, never a by-name reopen of the
+   * temp). `replace` false never overwrites. Absent where publication links and renames by name.
+   */
+  publishFd?(fd: number, dirFd: number, newName: string, replace: boolean): void;
   /** Copy an ACL kept outside the xattr namespace (macOS); absent where ACLs are xattrs. */
   copyAcl?(fromFd: number, toFd: number): void;
 }
