@@ -237,6 +237,31 @@ describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Wind
     }
   });
 
+  // Unix symlinks committed to the repository (test/platform/fixtures/wine-links): Wine follows
+  // them even under FILE_OPEN_REPARSE_POINT, so this proves the backend's own check. A Windows
+  // checkout turns them into plain files, so it runs under Wine only.
+  test.skipIf(!underWine)("Unix symlinks seen through Wine are SYMLINK_NOT_ALLOWED in any component (Wine lane)", async () => {
+    const fixture = path.join(ROOT, "test", "platform", "fixtures", "wine-links");
+    const links = new Client({ name: "windows-fs-links", version: "0" });
+    await links.connect(new StdioClientTransport({ command: EXE, args: ["serve", "--workdir", `l=${fixture}`], cwd: base, stderr: "pipe", env: { PATH: process.env.PATH ?? "" } }));
+    const ask = async (name: string, args: Record<string, unknown>) => (await links.callTool({ name, arguments: { workdir: "l", ...args } })) as CallToolResult;
+    try {
+      expect(errorCode(await ask("read_text_file", { path: "file-link.txt" }))).toBe("SYMLINK_NOT_ALLOWED");
+      expect(errorCode(await ask("read_text_file", { path: "dir-link\\b.txt" }))).toBe("SYMLINK_NOT_ALLOWED");
+      expect(errorCode(await ask("list_directory", { path: "dir-link" }))).toBe("SYMLINK_NOT_ALLOWED");
+      expect(errorCode(await ask("stat_file", { path: "out-link" }))).toBe("SYMLINK_NOT_ALLOWED");
+      expect(errorCode(await ask("read_text_file", { path: "out-link/tools.md" }))).toBe("SYMLINK_NOT_ALLOWED");
+      expect(ok<{ content: string }>(await ask("read_text_file", { path: "sub/b.txt" })).content).toBe("inside\n");
+      // neither link is followed by the walk: each content is found once, under its real name
+      for (const [query, where] of [["inside", "sub/b.txt"], ["plain", "a.txt"]] as const) {
+        const hits = ok<{ matches: Array<{ path: string }> }>(await ask("search_text", { query }));
+        expect(hits.matches.map((m) => m.path)).toEqual([where]);
+      }
+    } finally {
+      await links.close();
+    }
+  });
+
   // Wine 8 cannot create a symlink or a junction on its Unix-backed drives (CreateSymbolicLinkW
   // reports success and creates nothing; mklink /J fails), so these need real Windows.
   test.skipIf(underWine)("a symlink is SYMLINK_NOT_ALLOWED and a junction REPARSE_POINT_NOT_ALLOWED, in any component (real Windows)", async () => {
