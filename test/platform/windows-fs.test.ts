@@ -172,6 +172,21 @@ describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Wind
     ok(await call("delete_file", { workdir: "rw", path: "u.bin", expected_revision: now.revision }));
   });
 
+  test("two concurrent creates of one name in different cases: exactly one wins, with its bytes intact", async () => {
+    const [a, b] = await Promise.all([
+      call("create_text_file", { workdir: "rw", path: "race.txt", content: "first" }),
+      call("create_text_file", { workdir: "rw", path: "RACE.TXT", content: "second" }),
+    ]);
+    const outcomes = [a, b].map((r) => (r.isError ? errorCode(r) : "ok")).sort();
+    expect(outcomes).toEqual(["PATH_ALREADY_EXISTS", "ok"]);
+    const names = fs.readdirSync(path.join(base, "rw"));
+    expect(names).toHaveLength(1);
+    expect(fs.readFileSync(path.join(base, "rw", names[0]!), "utf8")).toBe(a.isError ? "second" : "first");
+    const st = ok<{ revision: string }>(await call("stat_file", { workdir: "rw", path: "race.txt" }));
+    ok(await call("delete_file", { workdir: "rw", path: "Race.Txt", expected_revision: st.revision }));
+    expect(fs.readdirSync(path.join(base, "rw"))).toEqual([]);
+  });
+
   const REFUSED: Array<[string, string]> = [
     ["..\\outside\\x.txt", "PATH_OUTSIDE_WORKDIR"],
     ["sub\\..\\..\\outside\\x.txt", "PATH_OUTSIDE_WORKDIR"],
