@@ -13,6 +13,8 @@ const FORBIDDEN = /[\u0001-\u001f<>"|?*]/;
 
 /** Why `name` (one component, never `.` or `..`) is not a portable Windows name, or null. */
 export function windowsNameProblem(name: string): string | null {
+  // NTFS, ReFS and exFAT store at most 255 UTF-16 units per name (Wine answers "not found" instead)
+  if (name.length > 255) return "Windows names are at most 255 characters";
   if (name.includes(":")) return "names with ':' (alternate data streams, drive letters) are not allowed";
   if (FORBIDDEN.test(name)) return "name contains a character Windows does not allow";
   const last = name.charCodeAt(name.length - 1);

@@ -60,6 +60,8 @@ describe("normalizeRequestPath with the Windows rules", () => {
     const bad = ["CON", "con", "NUL.txt", "nul.tar.gz", "AUX ", "PRN .txt", "COM1", "com9.log", "LPT\u00b9", "COM\u00b3", "CONIN$", "conout$.x",
       "ab:c", "a.txt::$DATA", "x\\C:\\y", "id_rsa.", "id_rsa ", "...", "a<b", "a>b", "a|b", "a?b", "a*b", 'a"b', "a\tb"];
     for (const p of bad) expect([p, codeOf(() => win(p))]).toEqual([p, "INVALID_NAME"]);
+    expect(codeOf(() => win(`sub/${"x".repeat(256)}`))).toBe("INVALID_NAME");
+    expect(win("x".repeat(255))).toEqual(["x".repeat(255)]);
   });
   test("names that only resemble the rules stay valid", () => {
     for (const p of ["CONSOLE", "nul_", "COM10", "LPT", "com", "a.b.c", ".hidden", "x~1", "CON_x.txt", "auxiliary.md"]) expect(win(p)).toEqual([p]);

@@ -212,6 +212,7 @@ describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Wind
     ["id_rsa.", "INVALID_NAME"],
     ["id_rsa ", "INVALID_NAME"],
     ["a?.txt", "INVALID_NAME"],
+    ["x".repeat(256), "INVALID_NAME"],
     ["ID_RSA", "DENIED_PATH"],
     ["Id_Rsa", "DENIED_PATH"],
     ["sub\\..\\ID_RSA", "DENIED_PATH"],
