@@ -7,6 +7,7 @@ import { platformError } from "../errors.ts";
 import { PLATFORM_NAME, select } from "../os.ts";
 import { darwinNative } from "./resolve-darwin.ts";
 import { linuxNative } from "./resolve-linux.ts";
+import { windowsNative } from "./resolve-windows.ts";
 
 /** What an open is for; each backend maps it to its own flags. */
 export type OpenKind =
@@ -63,6 +64,12 @@ export interface FsNative {
   closeFast(fd: number): void;
   /** Which extended attributes a replacement must carry over. */
   preservesXattr(name: string): boolean;
+  /**
+   * Give the open file `fd`, created beneath `dirFd`, the name `newName` there, through its own
+   * handle (Windows: FILE_RENAME_INFORMATION on the handle we wrote, never a by-name reopen of the
+   * temp). `replace` false never overwrites. Absent where publication links and renames by name.
+   */
+  publishFd?(fd: number, dirFd: number, newName: string, replace: boolean): void;
   /** Copy an ACL kept outside the xattr namespace (macOS); absent where ACLs are xattrs. */
   copyAcl?(fromFd: number, toFd: number): void;
 }
@@ -72,6 +79,7 @@ export function fsNative(): FsNative {
   return select<FsNative>({
     linux: () => linuxNative,
     darwin: () => darwinNative,
+    windows: () => windowsNative,
     other: () => {
       throw platformError("NATIVE_PLATFORM_UNSUPPORTED", `file tools are not available on ${PLATFORM_NAME}`);
     },

@@ -3,6 +3,7 @@
 // a temp name, file content, a query or a child name.
 
 import { MountCrossingError } from "../../platform/fs/sys-error.ts";
+import { ReparsePointError, ShortNameError } from "../../platform/fs/windows.ts";
 import { errnoCode, ServerfsError, type ErrorCode } from "../errors.ts";
 
 const PHRASES: Partial<Record<ErrorCode, string>> = {
@@ -12,6 +13,7 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   HIDDEN_PATH_NOT_ALLOWED: "hidden paths are not allowed in this workdir",
   DENIED_PATH: "path is denied by policy",
   SYMLINK_NOT_ALLOWED: "path is or passes through a symlink",
+  REPARSE_POINT_NOT_ALLOWED: "path is or passes through a reparse point (junction, mount point)",
   MOUNT_CROSSING_NOT_ALLOWED: "path is or passes through a mount point, and this workdir does not cross mounts",
   UNSUPPORTED_FILE_TYPE: "not a regular file (fifo, socket or device)",
   PATH_NOT_FOUND: "does not exist",
@@ -82,6 +84,8 @@ export type OpenPurpose = "read" | "mutate" | "create";
 export function openFailure(err: unknown, workdir: string, path: string, purpose: OpenPurpose): ServerfsError {
   if (err instanceof ServerfsError) return err;
   if (err instanceof MountCrossingError) return fail("MOUNT_CROSSING_NOT_ALLOWED", workdir, path);
+  if (err instanceof ReparsePointError) return fail("REPARSE_POINT_NOT_ALLOWED", workdir, path);
+  if (err instanceof ShortNameError) return fail("INVALID_NAME", workdir, path, "an 8.3 short name is not allowed where it names a longer name; use the long name");
   switch (errnoCode(err)) {
     case "ELOOP":
       return fail("SYMLINK_NOT_ALLOWED", workdir, path);
@@ -110,6 +114,7 @@ export function openFailure(err: unknown, workdir: string, path: string, purpose
 export function mutationFailure(err: unknown, workdir: string, path: string): ServerfsError {
   if (err instanceof ServerfsError) return err;
   if (err instanceof MountCrossingError) return fail("MOUNT_CROSSING_NOT_ALLOWED", workdir, path);
+  if (err instanceof ReparsePointError || err instanceof ShortNameError) return openFailure(err, workdir, path, "mutate");
   const code = errnoCode(err);
   if (code === "EACCES" || code === "EPERM") return fail("ACCESS_DENIED", workdir, path);
   if (code === "EMFILE" || code === "ENFILE") return fail("RESOURCE_EXHAUSTED", workdir, path);

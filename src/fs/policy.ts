@@ -14,7 +14,8 @@ import type { WorkdirPolicy } from "../config/types.ts";
 import { fail } from "./fail.ts";
 import { foldGlob, foldName, nfcName } from "./fold.ts";
 import { compileFnmatchSet, compilePathGlob, type GlobMatcher } from "./glob.ts";
-import { IS_WINDOWS } from "../../platform/os.ts";
+import { PLATFORM_NAME } from "../../platform/os.ts";
+import { isWindowsRooted, windowsNameProblem } from "../../platform/fs/windows-names.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
@@ -51,25 +52,30 @@ export function isHiddenName(name: string): boolean {
 
 /**
  * Split a caller path into workdir-relative components. `""`, `"."`, `"./"` and `"sub/.."` are the
- * root (empty list). Backslash is an ordinary character on POSIX.
+ * root (empty list). Backslash is an ordinary character on POSIX; on Windows both `\` and `/`
+ * separate components and every component must be a portable Windows name (platform/fs/windows-names.ts).
+ * `platform` is the host's unless a test asks for the other rules.
  */
-export function normalizeRequestPath(workdir: string, raw: string): string[] {
+export function normalizeRequestPath(workdir: string, raw: string, platform: NodeJS.Platform = PLATFORM_NAME): string[] {
   if (raw.includes("\0")) throw fail("ACCESS_DENIED", workdir, raw, "path contains NUL bytes");
   // The kernel's PATH_MAX: no longer path can be opened, so it is refused before any work on it.
   if (raw.length > MAX_PATH_BYTES || Buffer.byteLength(raw, "utf8") > MAX_PATH_BYTES) {
     throw fail("INVALID_NAME", workdir, raw, `path is longer than ${MAX_PATH_BYTES} bytes`);
   }
   if (raw.startsWith("/") || raw.startsWith("~")) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
-  if (IS_WINDOWS && (/^[A-Za-z]:/.test(raw) || raw.startsWith("\\"))) {
-    throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
-  }
+  const win = platform === "win32";
+  if (win && isWindowsRooted(raw)) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
   const parts: string[] = [];
-  for (const part of raw.split("/")) {
+  for (const part of win ? raw.split(/[\\/]/) : raw.split("/")) {
     if (part === "" || part === ".") continue;
     if (part === "..") {
       if (parts.length === 0) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
       parts.pop();
       continue;
+    }
+    if (win) {
+      const problem = windowsNameProblem(part);
+      if (problem !== null) throw fail("INVALID_NAME", workdir, raw, problem);
     }
     parts.push(part);
   }
@@ -126,8 +132,9 @@ function pathMatch(rules: readonly GlobMatcher[], rel: string): boolean {
  * `..`. The kernel refuses to create or replace a file through such a path; normalisation drops
  * the hint, so the tools that create, replace or delete a file ask before normalising.
  */
-export function namesDirectory(raw: string): boolean {
-  const last = raw.slice(raw.lastIndexOf("/") + 1);
+export function namesDirectory(raw: string, platform: NodeJS.Platform = PLATFORM_NAME): boolean {
+  const cut = platform === "win32" ? Math.max(raw.lastIndexOf("/"), raw.lastIndexOf("\\")) : raw.lastIndexOf("/");
+  const last = raw.slice(cut + 1);
   return raw !== "" && (last === "" || last === "." || last === "..");
 }
 

@@ -6,6 +6,8 @@
 //   re-check the target's revision at the last moment, then rename temp over name. New content is
 //   not what was marked privileged: the kernel clears both bits when an unprivileged process
 //   writes a file, and serve (often root, so the kernel would not) does the same on purpose.
+// Where the backend has publishFd (Windows), both steps are one rename of the temp's own handle,
+// refusing or allowing replacement, instead of a link or rename by name.
 // Revisions are taken from fstat of the published inode AFTER publication.
 
 import { randomBytes } from "node:crypto";
@@ -85,13 +87,14 @@ export function publishNew(ws: Workspace, t: Target, bytes: Uint8Array): { revis
         throw mutationFailure(err, t.alias, t.rel);
       }
       try {
-        ws.native.linkAt(parent.fd, tmp.name, parent.name);
+        if (ws.native.publishFd) ws.native.publishFd(tmp.fd, parent.fd, parent.name, false);
+        else ws.native.linkAt(parent.fd, tmp.name, parent.name);
       } catch (err) {
         if (errnoCode(err) === "EEXIST") throw fail("PATH_ALREADY_EXISTS", t.alias, t.rel);
         throw mutationFailure(err, t.alias, t.rel);
       }
       try {
-        ws.native.unlinkAt(parent.fd, tmp.name, false);
+        if (!ws.native.publishFd) ws.native.unlinkAt(parent.fd, tmp.name, false);
       } catch {
         // removeTemp below retries; the published name is already complete
       }
@@ -132,6 +135,7 @@ export function publishReplace(
   ws: Workspace,
   t: Target,
   parent: { fd: number; name: string },
+  /** Closed (fd set to -1) before the rename; callers' later closeQuietly is then a no-op. */
   source: { fd: number; st: BigIntStats },
   expected: string,
   bytes: Uint8Array,
@@ -156,8 +160,13 @@ export function publishReplace(
       throw mutationFailure(err, t.alias, t.rel);
     }
     assertUnchangedAt(ws, t, parent, expected, "file");
+    // A Windows file that is still open cannot be replaced without POSIX rename semantics (Windows
+    // before 10 1709, Wine): nothing below reads the source, so its descriptor is closed first.
+    closeQuietly(source.fd);
+    source.fd = -1;
     try {
-      ws.native.renameAt(parent.fd, tmp.name, parent.name);
+      if (ws.native.publishFd) ws.native.publishFd(tmp.fd, parent.fd, parent.name, true);
+      else ws.native.renameAt(parent.fd, tmp.name, parent.name);
       renamed = true;
     } catch (err) {
       throw mutationFailure(err, t.alias, t.rel);

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { ServerfsError } from "../../src/errors.ts";
 import { compileFnmatch, compilePathGlob, compileSearchGlob } from "../../src/fs/glob.ts";
-import { normalizeRequestPath, PathPolicy } from "../../src/fs/policy.ts";
+import { namesDirectory, normalizeRequestPath, PathPolicy } from "../../src/fs/policy.ts";
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -41,6 +41,46 @@ describe("normalizeRequestPath", () => {
     expect(normalizeRequestPath("w", "a\\b")).toEqual(["a\\b"]);
     expect(normalizeRequestPath("w", "..\\x")).toEqual(["..\\x"]);
     expect(normalizeRequestPath("w", "a//b/./c/../d")).toEqual(["a", "b", "d"]);
+  });
+});
+
+describe("normalizeRequestPath with the Windows rules", () => {
+  const win = (p: string) => normalizeRequestPath("w", p, "win32");
+  test("both separators split; .. is lexical across them", () => {
+    expect(win("a\\b/c")).toEqual(["a", "b", "c"]);
+    expect(win("a\\..\\b")).toEqual(["b"]);
+    expect(win("sub\\")).toEqual(["sub"]);
+  });
+  test("drive, root-relative, UNC and device-namespace spellings are PATH_OUTSIDE_WORKDIR", () => {
+    for (const p of ["..\\x", "a\\..\\..\\x", "C:\\x", "C:x", "c:/x", "\\x", "\\\\srv\\share", "//srv/share", "\\\\?\\C:\\x", "\\\\.\\PhysicalDrive0", "/x", "a:b"]) {
+      expect([p, codeOf(() => win(p))]).toEqual([p, "PATH_OUTSIDE_WORKDIR"]);
+    }
+  });
+  test("device names, streams, trailing dots/spaces and forbidden characters are INVALID_NAME", () => {
+    const bad = ["CON", "con", "NUL.txt", "nul.tar.gz", "AUX ", "PRN .txt", "COM1", "com9.log", "LPT\u00b9", "COM\u00b3", "CONIN$", "conout$.x",
+      "ab:c", "a.txt::$DATA", "x\\C:\\y", "id_rsa.", "id_rsa ", "...", "a<b", "a>b", "a|b", "a?b", "a*b", 'a"b', "a\tb"];
+    for (const p of bad) expect([p, codeOf(() => win(p))]).toEqual([p, "INVALID_NAME"]);
+    expect(codeOf(() => win(`sub/${"x".repeat(256)}`))).toBe("INVALID_NAME");
+    expect(win("x".repeat(255))).toEqual(["x".repeat(255)]);
+  });
+  test("names that only resemble the rules stay valid", () => {
+    for (const p of ["CONSOLE", "nul_", "COM10", "LPT", "com", "a.b.c", ".hidden", "x~1", "CON_x.txt", "auxiliary.md"]) expect(win(p)).toEqual([p]);
+  });
+  test("on POSIX the same spellings keep their POSIX meaning", () => {
+    expect(normalizeRequestPath("w", "CON", "linux")).toEqual(["CON"]);
+    expect(normalizeRequestPath("w", "a:b", "linux")).toEqual(["a:b"]);
+    expect(normalizeRequestPath("w", "C:\\x", "linux")).toEqual(["C:\\x"]);
+  });
+  test("a path ending in a backslash names a directory on Windows only", () => {
+    expect(namesDirectory("a\\", "win32")).toBe(true);
+    expect(namesDirectory("a\\..", "win32")).toBe(true);
+    expect(namesDirectory("a\\", "linux")).toBe(false);
+    expect(namesDirectory("a\\b", "win32")).toBe(false);
+  });
+  test("a Windows policy folds case: every spelling of a denied name is DENIED_PATH", () => {
+    const p = new PathPolicy(base, { caseInsensitive: true });
+    for (const name of ["ID_RSA", "Id_Rsa", "SERVER.PEM", "secrets.KEY"]) expect(codeOf(() => p.check("w", win(name), name))).toBe("DENIED_PATH");
+    expect(codeOf(() => p.check("w", win(".ENV"), ".ENV"))).toBe("HIDDEN_PATH_NOT_ALLOWED");
   });
 });
 

@@ -100,7 +100,7 @@ function listingHint(code: string): string {
     case "SYMLINK_NOT_ALLOWED":
       return "point the workdir at the real directory, not a symlink";
     case "NATIVE_PLATFORM_UNSUPPORTED":
-      return "run serve on Linux or macOS";
+      return "run serve on Linux, macOS or Windows";
     case "RESOURCE_EXHAUSTED":
       return "raise the open-file limit (ulimit -n) of the serverfs process";
     default:

@@ -1,0 +1,224 @@
+// Windows backend: every request path is walked ONE component at a time, each NtCreateFile
+// relative to the previous component's handle (OBJECT_ATTRIBUTES.RootDirectory) with
+// FILE_OPEN_REPARSE_POINT, so the object manager never parses a path string of ours and no
+// symlink, junction or mount point is ever followed: each component's attributes are read on its
+// own handle and any reparse point in the walk is refused (a symlink as ELOOP, like Linux; any
+// other tag as REPARSE_POINT_NOT_ALLOWED). The final component of an "object" open may itself be a
+// symlink (stat_file's lstat semantics), never another reparse point.
+// Since every volume mount point is a reparse point, no walk ever leaves the root's volume:
+// cross_mounts = false needs no extra check here.
+// Handles become node:fs descriptors (platform/fs/windows.ts, toFd), so content, fstat (volume
+// serial + file index as dev/ino, which src/fs re-verifies) and close stay shared with Linux.
+// FILE_OPEN_FOR_BACKUP_INTENT is never passed: NT opens directories without it, and with an
+// enabled backup privilege it would bypass the DACL, silently widening what serve may touch.
+
+import fs from "node:fs";
+import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
+import { looksLikeShortName } from "./windows-names.ts";
+import * as nt from "./windows.ts";
+import { copySecurity } from "./windows-security.ts";
+
+const { A, OPT, DISP } = nt;
+
+const STEP = { access: A.TRAVERSE | A.READ_ATTRIBUTES, options: OPT.DIRECTORY_FILE };
+const KINDS: Record<OpenKind, { access: number; options: number; disposition: number }> = {
+  object: { access: A.READ_ATTRIBUTES, options: 0, disposition: DISP.OPEN },
+  dirBase: { access: A.TRAVERSE | A.READ_ATTRIBUTES, options: OPT.DIRECTORY_FILE, disposition: DISP.OPEN },
+  dirList: { access: A.READ_DATA | A.TRAVERSE | A.READ_ATTRIBUTES, options: OPT.DIRECTORY_FILE, disposition: DISP.OPEN },
+  read: { access: A.READ_DATA | A.READ_ATTRIBUTES | A.READ_EA | A.READ_CONTROL, options: OPT.NON_DIRECTORY_FILE, disposition: DISP.OPEN },
+  // DELETE: the temp is renamed onto its final name; WRITE_DAC: the replaced file's DACL is copied on.
+  createExclusive: {
+    access: A.WRITE_DATA | A.APPEND_DATA | A.WRITE_ATTRIBUTES | A.WRITE_EA | A.READ_ATTRIBUTES | A.READ_CONTROL | A.WRITE_DAC | A.DELETE,
+    options: OPT.NON_DIRECTORY_FILE,
+    disposition: DISP.CREATE,
+  },
+};
+
+/** Refuse (closing it) a handle that is a reparse point, unless it is a final symlink opened as an object. */
+function refuseReparse(h: bigint, finalObject: boolean): void {
+  let tag: { attributes: number; tag: number };
+  try {
+    tag = nt.attributeTag(h);
+  } catch (err) {
+    nt.ntClose(h);
+    throw err;
+  }
+  if ((tag.attributes & nt.ATTR_REPARSE_POINT) === 0) return;
+  if (finalObject && tag.tag === nt.TAG_SYMLINK) return;
+  nt.ntClose(h);
+  if (tag.tag === nt.TAG_SYMLINK) throw new nt.NtError("ELOOP", 0x8000002d, "NtCreateFile");
+  throw new nt.ReparsePointError("NtCreateFile");
+}
+
+/**
+ * A component in 8.3 shape (`ENVPRO~1`) may name a file whose long name (`.env.production`) the
+ * policy denies, and the policy only ever saw the short spelling: such a component must be the
+ * file's own long name, or the open is refused. Under Wine every component is compared, since
+ * there a differing name means a Unix symlink was followed (platform/fs/windows.ts, underWine).
+ */
+function refuseAlias(h: bigint, name: string): void {
+  const shortShape = looksLikeShortName(name);
+  if (!shortShape && !nt.underWine()) return;
+  let stored: string;
+  try {
+    stored = nt.storedName(h);
+  } catch (err) {
+    nt.ntClose(h);
+    throw err;
+  }
+  if (stored.toUpperCase() === name.toUpperCase()) return;
+  nt.ntClose(h);
+  if (shortShape) throw new nt.ShortNameError("NtCreateFile");
+  throw new nt.NtError("ELOOP", 0x8000002d, "NtCreateFile");
+}
+
+function openOne(base: bigint, name: string, access: number, options: number, disposition: number, finalObject: boolean): bigint {
+  const h = nt.ntOpen(base, name, access, disposition, options | OPT.OPEN_REPARSE_POINT, disposition === DISP.CREATE ? 0x80 : 0);
+  if (disposition === DISP.CREATE) return h;
+  refuseReparse(h, finalObject);
+  refuseAlias(h, name);
+  return h;
+}
+
+function openHandle(dirfd: number, parts: readonly string[], kind: OpenKind): bigint {
+  const base = nt.handleOf(dirfd);
+  const k = KINDS[kind];
+  // "" relative to a handle reopens that same object: no name is looked up at all
+  if (parts.length === 0) return nt.ntOpen(base, "", k.access, DISP.OPEN, k.options | OPT.OPEN_REPARSE_POINT);
+  let cur = base;
+  try {
+    for (let i = 0; i < parts.length; i++) {
+      const last = i === parts.length - 1;
+      const name = parts[i] as string;
+      const next = last ? openOne(cur, name, k.access, k.options, k.disposition, kind === "object") : openOne(cur, name, STEP.access, STEP.options, DISP.OPEN, false);
+      if (cur !== base) nt.ntClose(cur);
+      cur = next;
+    }
+    return cur;
+  } catch (err) {
+    if (cur !== base) nt.ntClose(cur);
+    throw err;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // nothing to do
+  }
+}
+
+/** Run `fn` on a handle opened for one mutation of `name` beneath `dirFd`, closed afterwards. */
+function withChild<T>(dirFd: number, name: string, access: number, options: number, fn: (h: bigint, base: bigint) => T): T {
+  const base = nt.handleOf(dirFd);
+  const h = openOne(base, name, access | A.READ_ATTRIBUTES, options, DISP.OPEN, true);
+  try {
+    return fn(h, base);
+  } finally {
+    nt.ntClose(h);
+  }
+}
+
+function kindOf(e: nt.NtDirEntry): DirEntryInfo["kind"] {
+  if ((e.attributes & nt.ATTR_REPARSE_POINT) !== 0) return e.tag === nt.TAG_SYMLINK ? "symlink" : "other";
+  return (e.attributes & nt.ATTR_DIRECTORY) !== 0 ? "directory" : "file";
+}
+
+export const windowsNative: FsNative = {
+  openRoot(hostPath) {
+    const h = nt.openPathNoFollow(hostPath, A.READ_DATA | A.TRAVERSE | A.READ_ATTRIBUTES);
+    let tag: { attributes: number; tag: number };
+    try {
+      tag = nt.attributeTag(h);
+    } catch (err) {
+      nt.ntClose(h);
+      throw err;
+    }
+    // the root is the trusted anchor: it must be a real directory, not a link to one
+    if ((tag.attributes & nt.ATTR_REPARSE_POINT) !== 0) {
+      nt.ntClose(h);
+      throw new nt.NtError("ELOOP", 0x8000002d, "CreateFileW");
+    }
+    if ((tag.attributes & nt.ATTR_DIRECTORY) === 0) {
+      nt.ntClose(h);
+      throw new nt.NtError("ENOTDIR", 0xc0000103, "CreateFileW");
+    }
+    return nt.toFd(h);
+  },
+
+  openBeneath(dirfd, parts, kind) {
+    return nt.toFd(openHandle(dirfd, parts, kind));
+  },
+
+  reopenForRead(objectFd) {
+    // the same object, by handle: the caller re-verifies dev/ino (volume serial + file index)
+    return nt.toFd(nt.ntOpen(nt.handleOf(objectFd), "", KINDS.read.access, DISP.OPEN, KINDS.read.options | OPT.OPEN_REPARSE_POINT));
+  },
+
+  readDir(dirFd) {
+    const h = nt.handleOf(dirFd);
+    const buf = new Uint8Array(64 * 1024);
+    const out: DirEntryInfo[] = [];
+    for (let batch = nt.queryDirectory(h, buf, true); batch !== null; batch = nt.queryDirectory(h, buf, false)) {
+      for (const e of batch) if (e.name !== "." && e.name !== "..") out.push({ name: e.name, kind: kindOf(e) });
+    }
+    return out;
+  },
+
+  readDirNames(dirFd) {
+    return windowsNative.readDir(dirFd).map((e) => e.name);
+  },
+
+  readDirFast(dirFd) {
+    return windowsNative.readDir(dirFd);
+  },
+
+  lstatChild(dirFd, name) {
+    const fd = nt.toFd(openOne(nt.handleOf(dirFd), name, KINDS.object.access, 0, DISP.OPEN, true));
+    try {
+      return fs.fstatSync(fd, { bigint: true });
+    } finally {
+      closeQuietly(fd);
+    }
+  },
+
+  // Publication without overwrite: a rename that refuses to replace is as atomic as link+unlink and
+  // works on volumes without hard links. A hard link would also leave the temp's name behind as
+  // "delete pending" while its handle is open (and nlink at 2), so the revision would be wrong.
+  linkAt(dirFd, oldName, newName) {
+    withChild(dirFd, oldName, A.DELETE, OPT.NON_DIRECTORY_FILE, (h, base) => nt.renameHandle(h, base, newName, false));
+  },
+  renameAt(dirFd, oldName, newName) {
+    withChild(dirFd, oldName, A.DELETE, OPT.NON_DIRECTORY_FILE, (h, base) => nt.renameHandle(h, base, newName, true));
+  },
+  unlinkAt(dirFd, name, isDir) {
+    withChild(dirFd, name, A.DELETE, isDir ? OPT.DIRECTORY_FILE : OPT.NON_DIRECTORY_FILE, (h) => nt.deleteHandle(h));
+  },
+  // Through the handle that was written: no by-name reopen of the temp (another local process could
+  // have swapped that name), and Wine keeps the handle's own path current only for the handle that
+  // renamed it (fstat through a handle renamed by another one reports volume serial 0 there).
+  publishFd(fd, dirFd, newName, replace) {
+    nt.renameHandle(nt.handleOf(fd), nt.handleOf(dirFd), newName, replace);
+  },
+  mkdirAt(dirFd, name) {
+    // no mode: the new directory inherits its parent's DACL, which is what umask stands for here
+    nt.ntClose(nt.ntOpen(nt.handleOf(dirFd), name, A.READ_ATTRIBUTES, DISP.CREATE, OPT.DIRECTORY_FILE | OPT.OPEN_REPARSE_POINT));
+  },
+  // Windows has no mode bits or uid/gid to copy (fstat synthesises them); copyAcl carries the
+  // attributes, the DACL and the owner instead.
+  fchmod() {},
+  fchown() {},
+  listXattrs: () => new Map(),
+  setXattr() {
+    throw new nt.NtError("ENOTSUP", 0xc00000bb, "setXattr");
+  },
+  fsync(fd) {
+    nt.flush(nt.handleOf(fd));
+  },
+  closeFast: closeQuietly,
+  preservesXattr: () => false,
+  copyAcl(fromFd, toFd) {
+    copySecurity(nt.handleOf(fromFd), nt.handleOf(toFd));
+  },
+};
