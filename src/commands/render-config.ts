@@ -2,7 +2,7 @@
 // Validate the deployment and emit the normalized private Bridge document. Exit 0 when valid,
 // 2 when invalid (every problem on its own stderr line). An invalid config never touches --out.
 import { loadRegistry, type LoadInput } from "../config/load.ts";
-import { writePrivateFileAtomic } from "../config/atomic-write.ts";
+import { writePrivateFileAtomic } from "../../platform/fs/private-file.ts";
 import { renderDocument } from "../config/render.ts";
 import { ServerfsError } from "../errors.ts";
 import { flag, parseArgs, usage } from "./args.ts";

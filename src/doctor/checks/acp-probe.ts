@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { containment } from "../../../platform/index.ts";
 import type { ContainedProcess, StopEvidence } from "../../../platform/types.ts";
-import { isWithin } from "../../common/paths.ts";
+import { isWithin } from "../../../platform/paths.ts";
 import { providerEnvironment } from "../../bridge/provider-env.ts";
 import type { AcpProfile } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";

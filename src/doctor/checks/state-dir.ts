@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { errnoCode } from "../../errors.ts";
-import { isWithin } from "../../common/paths.ts";
+import { isWithin } from "../../../platform/paths.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 import { IS_WINDOWS } from "../../../platform/os.ts";

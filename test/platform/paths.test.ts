@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import path from "node:path";
-import { isWithin } from "../../src/common/paths.ts";
+import { isWithin } from "../../platform/paths.ts";
 
 describe("isWithin", () => {
   test("POSIX", () => {
