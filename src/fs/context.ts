@@ -7,7 +7,7 @@ import fs from "node:fs";
 import type { Registry, Workdir } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import { fail, workdirNotFound } from "./fail.ts";
-import type { FsNative } from "./native.ts";
+import type { FsNative } from "../../platform/fs/native.ts";
 import { namesDirectory, normalizeRequestPath, type PathPolicy } from "./policy.ts";
 import { workdirPolicy, type CaseSensitivity } from "./workdir-policy.ts";
 

@@ -9,7 +9,7 @@
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileFnmatch, MAX_GLOB_CHARS, type GlobMatcher } from "./glob.ts";
-import type { DirEntryInfo } from "./native.ts";
+import type { DirEntryInfo } from "../../platform/fs/native.ts";
 import { entryKind, openWalkDir, readWalkDir, WalkClock } from "./walk.ts";
 
 export interface FindOutput {

@@ -6,7 +6,7 @@
 import fs, { type BigIntStats } from "node:fs";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail, openFailure, type OpenPurpose } from "./fail.ts";
-import type { OpenKind } from "./native.ts";
+import type { OpenKind } from "../../platform/fs/native.ts";
 
 export interface OpenedFile {
   fd: number;

@@ -12,7 +12,7 @@ import { editTextFile, type EditTextOutput, type TextEdit } from "./edit.ts";
 import { findFiles, type FindOutput } from "./find.ts";
 import { processMutationGate, type MutationGate } from "./gate.ts";
 import { listDirectory, type ListDirectoryOutput } from "./list.ts";
-import { fsNative } from "./native.ts";
+import { fsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
 import { searchText, type SearchOutput } from "./search.ts";

@@ -7,7 +7,7 @@ import { errnoCode } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
 import { fail, openFailure } from "./fail.ts";
 import { globWork } from "./glob.ts";
-import type { DirEntryInfo } from "./native.ts";
+import type { DirEntryInfo } from "../../platform/fs/native.ts";
 import { sortByName } from "./order.ts";
 
 function exhausted(err: unknown): boolean {
