@@ -2,14 +2,7 @@
 // schemas, all four annotations, a handler) and `defineTool` closes over the handler: the only
 // way to run it is `McpTool.call`, which applies argument parsing, error mapping, output
 // validation, the text mirror and the audit line. No tool can skip any of them.
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type {
-  CallToolResult,
-  ContentBlock,
-  ServerNotification,
-  ServerRequest,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ContentBlock, RequestMeta, ServerContext, ServerNotification, Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
@@ -33,12 +26,20 @@ export const HINTS = {
   destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 } as const satisfies Record<string, ToolHints>;
 
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** A request's extras as tools use them, whichever protocol era the connection speaks. */
+export interface RequestExtra {
+  /** The request's `_meta` without the 2026 envelope keys (the progress token lives here in both eras). */
+  _meta?: RequestMeta;
+  /** A notification tied to this request (progress). */
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+  /** The SDK's own request context (era, envelope, input responses), for the few tools that need it. */
+  ctx?: ServerContext;
+}
 
 export interface ToolContext {
   /** Aborted when the client cancels the request or the server shuts down. */
   signal: AbortSignal;
-  /** The SDK's per-request extras (progress token in `_meta`, `sendNotification`). */
+  /** The per-request extras (progress token in `_meta`, `sendNotification`). */
   extra: RequestExtra;
 }
 
