@@ -345,7 +345,7 @@ export class BridgeService {
       case "task.approval.respond":
         return this.respondApproval(params);
       case "task.question.answer":
-        return this.answerQuestion(params.task_id as string, params.request_id as string, params.answers);
+        return this.answerQuestion(params.task_id as string, params.request_id as string, params.answers, decidedBy(params));
       case "task.message.send":
         return this.sendMessage(params.task_id as string, params.message as string);
       case "task.cancel":
@@ -1037,6 +1037,7 @@ export class BridgeService {
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "approval") throw new ServerfsError("INVALID_APPROVAL_DECISION", "request is not an approval");
     const payload = JSON.parse(req.payload_json) as ApprovalRequest;
+    const decided_by = decidedBy(params);
     const resolution = validateApprovalAnswer(payload, {
       ...(params.decision !== undefined ? { decision: params.decision as string } : {}),
       ...(params.option_id !== undefined ? { option_id: params.option_id as string } : {}),
@@ -1047,8 +1048,8 @@ export class BridgeService {
       "approval.resolved",
       JSON.stringify(
         resolution.option_id
-          ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind }
-          : { decision: resolution.decision },
+          ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind, ...decided_by }
+          : { decision: resolution.decision, ...decided_by },
       ),
     );
     const task = this.store.closeInteraction(requestId, "resolved", resolution);
@@ -1064,12 +1065,12 @@ export class BridgeService {
     return { task_id: taskId, request_id: requestId, resolved: true, correlation_id: task.correlation_id };
   }
 
-  private answerQuestion(taskId: string, requestId: string, answers: unknown): Record<string, unknown> {
+  private answerQuestion(taskId: string, requestId: string, answers: unknown, decided_by: { decided_by?: DecidedBy }): Record<string, unknown> {
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "question") throw new ServerfsError("INVALID_QUESTION_ANSWER", "request is not a question");
     const normalized = validateAnswers(JSON.parse(req.payload_json) as QuestionRequest, answers);
     const resolution: QuestionResolution = { answers: normalized };
-    this.events.append(taskId, "question.answered", JSON.stringify({ question_count: normalized.length }));
+    this.events.append(taskId, "question.answered", JSON.stringify({ question_count: normalized.length, ...decided_by }));
     const task = this.store.closeInteraction(requestId, "resolved", resolution);
     const run = this.active.get(taskId);
     if (run?.waiter?.requestId === requestId) {
@@ -1274,4 +1275,15 @@ export function ensureFileGone(p: string): void {
   } catch {
     // absent
   }
+}
+
+/** Who answered an interaction (docs/agent-bridge.md), recorded in its history event. */
+type DecidedBy = "assistant" | "human" | "operator";
+const DECIDERS: ReadonlySet<string> = new Set<DecidedBy>(["assistant", "human", "operator"]);
+
+function decidedBy(params: Record<string, unknown>): { decided_by?: DecidedBy } {
+  const v = params.decided_by;
+  if (v === undefined) return {};
+  if (typeof v !== "string" || !DECIDERS.has(v)) throw new ServerfsError("INVALID_REQUEST", "decided_by must be assistant, human or operator");
+  return { decided_by: v as DecidedBy };
 }

@@ -142,6 +142,7 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
     max_active_tasks: raw.max_active_tasks ?? DEFAULT_AGENT.max_active_tasks,
     retention_seconds: raw.retention_seconds ?? DEFAULT_AGENT.retention_seconds,
     result_spool_threshold_bytes: spool,
+    approvals: raw.approvals ?? DEFAULT_AGENT.approvals,
     event_idle_timeout_seconds: raw.event_idle_timeout_seconds ?? null,
     provider_env_file: providerEnvFile,
     codex: native.codex,

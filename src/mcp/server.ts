@@ -16,12 +16,21 @@ import {
   ReadResourceRequestSchema,
   SubscriptionsListenRequestSchema,
 } from "@modelcontextprotocol/core";
-import { ProtocolError, ProtocolErrorCode, type ReadResourceResult, Server, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
 import { VERSION } from "../version.ts";
+import { elicitationStateCodec } from "./approvals/state.ts";
 import { InFlight } from "./inflight.ts";
 import { SERVER_INSTRUCTIONS } from "./instructions.ts";
 import { buildToolSurface } from "./surface.ts";
@@ -100,6 +109,8 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
         capabilities: { tools: {}, resources: {} },
         instructions: SERVER_INSTRUCTIONS,
         cacheHints: { "tools/list": LIST_CACHE, "resources/templates/list": LIST_CACHE, "resources/list": LIST_CACHE },
+        // Only an elicitation round (src/mcp/approvals/) mints state; anything else echoed is refused.
+        requestState: { verify: (state, ctx) => elicitationStateCodec().verify(state, ctx) },
       },
     );
     // The order is the surface's (fixed by code, not by a Map's insertion history), so two
@@ -113,7 +124,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown tool");
       }
       const signal = AbortSignal.any([ctx.mcpReq.signal, inflight.shutdownSignal]);
-      return inflight.track(tool.call(request.params.arguments, { signal, extra: requestExtra(ctx) }, runtime));
+      return inflight.track(tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime));
     });
     server.setRequestHandler("resources/list", () => ({ resources: [] }));
     server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [RESOURCE_TEMPLATE] }));
@@ -125,9 +136,12 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
 }
 
 /** What a tool sees of its request, the same in both eras. */
-function requestExtra(ctx: ServerContext): RequestExtra {
+function requestExtra(ctx: ServerContext, server: Server): RequestExtra {
+  const declared = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const clientCapabilities = declared ?? server.getClientCapabilities();
   return {
     ctx,
+    ...(clientCapabilities ? { clientCapabilities } : {}),
     ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta } : {}),
     sendNotification: (notification) => ctx.mcpReq.notify(notification),
   };

@@ -2,7 +2,16 @@
 // schemas, all four annotations, a handler) and `defineTool` closes over the handler: the only
 // way to run it is `McpTool.call`, which applies argument parsing, error mapping, output
 // validation, the text mirror and the audit line. No tool can skip any of them.
-import type { CallToolResult, ContentBlock, RequestMeta, ServerContext, ServerNotification, Tool } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  InputRequiredResult,
+  RequestMeta,
+  ServerContext,
+  ServerNotification,
+  Tool,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
@@ -32,8 +41,10 @@ export interface RequestExtra {
   _meta?: RequestMeta;
   /** A notification tied to this request (progress). */
   sendNotification: (notification: ServerNotification) => Promise<void>;
-  /** The SDK's own request context (era, envelope, input responses), for the few tools that need it. */
+  /** The SDK's own request context (input responses, request state), for the few tools that need it. */
   ctx?: ServerContext;
+  /** What the client declared it supports: at initialize (2025 era) or in this request's envelope (2026). */
+  clientCapabilities?: ClientCapabilities;
 }
 
 export interface ToolContext {
@@ -43,11 +54,12 @@ export interface ToolContext {
   extra: RequestExtra;
 }
 
-/** What a handler returns: the structuredContent object, plus content blocks to put before its text mirror. */
-export interface ToolReply<O> {
-  structured: O;
-  content?: ContentBlock[];
-}
+/**
+ * What a handler returns: the structuredContent object, plus content blocks to put before its text
+ * mirror; or a request for the client's input (an elicitation the human answers), after which the
+ * SDK calls the tool again with the answer (a retry in the 2026 era, a re-entry in the 2025 one).
+ */
+export type ToolReply<O> = { structured: O; content?: ContentBlock[] } | { inputRequired: InputRequiredResult };
 
 export type AuditFields = Record<string, string | number | boolean>;
 
@@ -77,7 +89,7 @@ export interface McpTool {
   readonly hints: ToolHints;
   /** The tools/list entry (schemas converted once, on first use). */
   listing(): Tool;
-  call(rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult>;
+  call(rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult | InputRequiredResult>;
 }
 
 const INTERNAL_TEXT = "INTERNAL_ERROR: unexpected internal error";
@@ -150,19 +162,25 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     return cachedListing;
   };
 
-  const call = async (rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult> => {
+  const call = async (rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult | InputRequiredResult> => {
     const started = performance.now();
     const audit: LogFields = { tool: spec.name };
     const alias = aliasOf(rawArgs);
     if (alias !== undefined && runtime.workdirs.has(alias)) audit.workdir = alias;
 
-    let result: CallToolResult;
+    let result: CallToolResult | InputRequiredResult;
     try {
       const parsed = spec.input.safeParse(rawArgs ?? {});
       if (!parsed.success) throw new ServerfsError("INVALID_ARGUMENT", describeIssues(parsed.error));
       const args = parsed.data;
       if (spec.auditArgs) Object.assign(audit, spec.auditArgs(args));
       const reply = await spec.handler(args, ctx);
+      if ("inputRequired" in reply) {
+        // Not a result yet: the audit line says so, and the answer's round writes its own.
+        audit.success = true;
+        audit.input_required = true;
+        return finish(reply.inputRequired);
+      }
       const checked = spec.output.safeParse(reply.structured);
       if (!checked.success) {
         // A contract bug between layers: say which field, never its value.
@@ -185,9 +203,13 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       audit.success = false;
       audit.error_code = (result.structuredContent as { code: string }).code;
     }
-    audit.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
-    runtime.logger.info("tool_call", audit);
-    return result;
+    return finish(result);
+
+    function finish<R>(r: R): R {
+      audit.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
+      runtime.logger.info("tool_call", audit);
+      return r;
+    }
   };
 
   return { name: spec.name, hints: spec.hints, listing, call };

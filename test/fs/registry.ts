@@ -21,7 +21,7 @@ export function registry(workdirs: Workdir[], limits: Partial<FsLimits> = {}): R
     workdirs,
     agent: {
       enabled: false, enable_fake_runtime: false, bridge_timeout_seconds: 30, task_timeout_seconds: 7200,
-      interaction_timeout_seconds: 1800, max_active_tasks: 4, retention_seconds: 604800, result_spool_threshold_bytes: 262144,
+      interaction_timeout_seconds: 1800, max_active_tasks: 4, retention_seconds: 604800, result_spool_threshold_bytes: 262144, approvals: "auto",
       event_idle_timeout_seconds: null, provider_env_file: null,
       codex: { enabled: false, bin: "codex", use_proxy: true }, claude: { enabled: false, bin: "claude", use_proxy: false },
       qoder: { enabled: false, bin: "qodercli", use_proxy: false },

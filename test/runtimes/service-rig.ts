@@ -43,6 +43,7 @@ export function testAgentConfig(overrides: Partial<AgentConfig> = {}): AgentConf
     max_active_tasks: 4,
     retention_seconds: 604_800,
     result_spool_threshold_bytes: 262_144,
+    approvals: "auto",
     event_idle_timeout_seconds: null,
     provider_env_file: null,
     codex: { enabled: false, bin: "codex", use_proxy: false },
