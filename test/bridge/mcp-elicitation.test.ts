@@ -70,6 +70,8 @@ describe.each([["v1"], ["legacy"], ["pin"]] as const)("elicitation, client %s", 
       v = await waitFor(s, a, ["succeeded", "failed"]);
       expect(v.final_response).toBe("approval=approve_once");
       expect(await events(s, a, "approval.resolved")).toEqual([{ decision: "approve_once", decided_by: "human" }]);
+      // The asking round writes its own audit line, marked, like every other call.
+      expect(s.stderr()).toMatch(/"tool":"get_agent_task",[^\n]*"success":true,"input_required":true/);
 
       // The assistant may not answer what the human is asked.
       const b = await submit(s, "approval:rm -rf build");
