@@ -75,7 +75,7 @@ const acpId = matching(
   "^[a-z][a-z0-9_-]{0,27}$",
   "a profile id: a lowercase letter, then up to 27 lowercase letters, digits, '_' or '-'",
 );
-const approvalsPath = oneOf(["auto", "elicitation", "tools", "terminal"], '"auto", "elicitation", "tools" or "terminal"');
+const approvalsPath = oneOf(["auto", "elicitation", "tools", "terminal"], '"auto", "elicitation", "terminal" or "tools"');
 const agentMode = oneOf(["disabled", "review", "workspace-write"], '"disabled", "review" or "workspace-write"');
 
 const policyFields = {

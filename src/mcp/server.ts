@@ -111,6 +111,9 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
         cacheHints: { "tools/list": LIST_CACHE, "resources/templates/list": LIST_CACHE, "resources/list": LIST_CACHE },
         // Only an elicitation round (src/mcp/approvals/) mints state; anything else echoed is refused.
         requestState: { verify: (state, ctx) => elicitationStateCodec().verify(state, ctx) },
+        // In the 2025 era the SDK holds the tools/call open while the human reads the form: give
+        // them as long as the Bridge gives the request itself before it expires.
+        inputRequired: { roundTimeoutMs: registry.agent.interaction_timeout_seconds * 1000 },
       },
     );
     // The order is the surface's (fixed by code, not by a Map's insertion history), so two

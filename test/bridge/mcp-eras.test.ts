@@ -103,6 +103,10 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect(resolved?.payload).toEqual({ decision: "approve_once", decided_by: "assistant" });
     expect(code(await call("read_agent_task_result", { task_id: id }))).toBe("AGENT_RESULT_NOT_RETRIEVABLE");
     expect([...called].sort()).toEqual([...READ_TOOLS].sort());
+    // Each call wrote its audit line, in this era too; a caller's path never appears in it.
+    await Bun.sleep(200);
+    for (const name of READ_TOOLS) expect(s.stderr()).toContain(`"tool":"${name}"`);
+    expect(s.stderr()).not.toContain("missing.md");
   }, 60_000);
 
   test("the resource template is listed and read, refusals keep their code", async () => {
