@@ -100,7 +100,8 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
       ReadResourceRequestSchema,
     ].map((schema) => [schema.shape.method.value, schema as unknown as z.ZodType]),
   );
-  const listing = tools.map((t) => t.listing());
+  // Built on the first tools/list (a probe-only connection never pays for the JSON Schemas).
+  let listing: ReturnType<McpTool["listing"]>[] | undefined;
 
   const build = (): Server => {
     const server = new Server(
@@ -118,7 +119,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
     );
     // The order is the surface's (fixed by code, not by a Map's insertion history), so two
     // tools/list answers, in either era, are byte-identical.
-    server.setRequestHandler("tools/list", () => ({ tools: listing }));
+    server.setRequestHandler("tools/list", () => ({ tools: (listing ??= tools.map((t) => t.listing())) }));
     server.setRequestHandler("tools/call", (request, ctx) => {
       const tool = byName.get(request.params.name);
       if (!tool) {

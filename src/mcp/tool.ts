@@ -168,7 +168,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     const alias = aliasOf(rawArgs);
     if (alias !== undefined && runtime.workdirs.has(alias)) audit.workdir = alias;
 
-    let result: CallToolResult | InputRequiredResult;
+    let result: CallToolResult;
     try {
       const parsed = spec.input.safeParse(rawArgs ?? {});
       if (!parsed.success) throw new ServerfsError("INVALID_ARGUMENT", describeIssues(parsed.error));
