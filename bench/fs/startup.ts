@@ -1,5 +1,7 @@
 // Cold start of `serverfs serve` (compiled binary) to an answered `initialize` + `tools/list`,
-// against @modelcontextprotocol/server-filesystem on Node, in the same run on the same tree.
+// against @modelcontextprotocol/server-filesystem on Node, in the same run on the same tree; and
+// serve's 2026-07-28 opening (`server/discover` + an enveloped `tools/list`), which the reference
+// does not speak.
 // Usage: bun bench/fs/startup.ts [runs]   (default 15; at least 10)
 //
 // The reference server is installed into a temp prefix at bench time and never added to
@@ -35,6 +37,19 @@ const FRAMES =
     .map((f) => JSON.stringify(f))
     .join("\n") + "\n";
 
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+const MODERN_FRAMES =
+  [
+    { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: ENVELOPE } },
+    { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: ENVELOPE } },
+  ]
+    .map((f) => JSON.stringify(f))
+    .join("\n") + "\n";
+
 function rssKiB(pid: number): number | null {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -48,10 +63,10 @@ function rssKiB(pid: number): number | null {
   return Number.isFinite(n) && n > 0 ? n : null;
 }
 
-async function once(argv: string[]): Promise<Sample> {
+async function once(argv: string[], frames = FRAMES): Promise<Sample> {
   const started = performance.now();
   const proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
-  proc.stdin.write(FRAMES);
+  proc.stdin.write(frames);
   proc.stdin.flush();
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
@@ -134,9 +149,11 @@ async function main(): Promise<void> {
     const a: Sample[] = [];
     const b: Sample[] = [];
     const c: Sample[] = [];
+    const d: Sample[] = [];
     for (let i = 0; i < RUNS; i++) {
       a.push(await once(ours));
       c.push(await once(oursRw));
+      d.push(await once(ours, MODERN_FRAMES));
       b.push(await once(ref));
     }
     const med = (xs: Sample[]) => median(xs.map((x) => x.ms));
@@ -149,6 +166,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `serverfs (compiled, read-write, ${c[0]!.tools} tools): median ${fmtMs(med(c))}, RSS ${medRss(c).toFixed(1)} MiB`,
+    );
+    console.log(
+      `serverfs (compiled, read-only, 2026-07-28 opening: server/discover + tools/list): median ${fmtMs(med(d))}, RSS ${medRss(d).toFixed(1)} MiB`,
     );
     console.log(
       `server-filesystem ${refVersion} on node ${nodeVersion} (${b[0]!.tools} tools): median ${fmtMs(med(b))}, RSS ${medRss(b).toFixed(1)} MiB`,

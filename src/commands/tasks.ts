@@ -178,7 +178,8 @@ export async function run(argv: string[], out: Out): Promise<number> {
       const decision = pos[2];
       if ((option === undefined) === (decision === undefined)) throw usage("give exactly one of DECISION or --option OPTION_ID");
       if (pos.length > 3) throw usage(`unexpected argument '${pos[3]}'`);
-      const params: Params<"task.approval.respond"> = { task_id: pos[0], request_id: pos[1] };
+      // The history records that the operator decided (not the assistant, not an MCP elicitation).
+      const params: Params<"task.approval.respond"> = { task_id: pos[0], request_id: pos[1], decided_by: "operator" };
       if (decision !== undefined) params.decision = decision;
       if (option !== undefined) params.option_id = option;
       const grants = args.flags.get("grant");
@@ -190,7 +191,7 @@ export async function run(argv: string[], out: Out): Promise<number> {
     case "answer": {
       const pos = need(args, 2, "a task id, a request id and answers");
       const answers = parseAnswers(pos.slice(2), args.flags.get("text") ?? []);
-      const r = await client.call("task.question.answer", { task_id: pos[0], request_id: pos[1], answers });
+      const r = await client.call("task.question.answer", { task_id: pos[0], request_id: pos[1], answers, decided_by: "operator" });
       emit(r, () => `answered ${r.request_id} of ${r.task_id}`);
       return 0;
     }

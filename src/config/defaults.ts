@@ -36,6 +36,7 @@ export const DEFAULT_AGENT = {
   max_active_tasks: 4,
   retention_seconds: 604_800,
   result_spool_threshold_bytes: 262_144,
+  approvals: "auto",
 } as const;
 
 export const MAX_RESULT_SPOOL_THRESHOLD_BYTES = 8_388_608;

@@ -45,6 +45,7 @@ export const ENV_GLOBALS: Readonly<Record<string, { path: readonly string[]; kin
   SERVERFS_AGENT_MAX_ACTIVE_TASKS: { path: ["agent", "max_active_tasks"], kind: "int" },
   SERVERFS_AGENT_RETENTION_SECONDS: { path: ["agent", "retention_seconds"], kind: "int" },
   SERVERFS_AGENT_RESULT_SPOOL_THRESHOLD_BYTES: { path: ["agent", "result_spool_threshold_bytes"], kind: "int" },
+  SERVERFS_AGENT_APPROVALS: { path: ["agent", "approvals"], kind: "string" },
   SERVERFS_AGENT_EVENT_IDLE_TIMEOUT_SECONDS: { path: ["agent", "event_idle_timeout_seconds"], kind: "int" },
   SERVERFS_AGENT_PROVIDER_ENV_FILE: { path: ["agent", "provider_env_file"], kind: "string" },
   // SERVERFS_CODEX_ENABLED, _BIN, _USE_PROXY and the same for every native runtime in the catalog.

@@ -158,6 +158,7 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
   return {
     ...inherit(raw, AGENT_DEFAULTS, AGENT_SCALAR_KEYS),
     result_spool_threshold_bytes: spool,
+    approvals: raw.approvals ?? DEFAULT_AGENT.approvals,
     event_idle_timeout_seconds: raw.event_idle_timeout_seconds ?? null,
     provider_env_file: providerEnvFile,
     codex: native.codex,

@@ -11,6 +11,7 @@ import { ArkErrors, rootSchema } from "@ark/schema";
 import { RESERVED_RUNTIME_NAMES } from "../runtimes/catalog.ts";
 import { BOUNDS } from "./defaults.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
+import type { ApprovalsPath } from "./types.ts";
 
 // ---- node builders: each puts its description on every constraint, so any failure reads
 // "expected <description>" rather than arktype's generic constraint wording.
@@ -74,6 +75,7 @@ const acpId = matching(
   "^[a-z][a-z0-9_-]{0,27}$",
   "a profile id: a lowercase letter, then up to 27 lowercase letters, digits, '_' or '-'",
 );
+const approvalsPath = oneOf(["auto", "elicitation", "tools", "terminal"], '"auto", "elicitation", "terminal" or "tools"');
 const agentMode = oneOf(["disabled", "review", "workspace-write"], '"disabled", "review" or "workspace-write"');
 
 const policyFields = {
@@ -148,6 +150,7 @@ const rawDocument = table(
         max_active_tasks: positiveInt,
         retention_seconds: positiveInt,
         result_spool_threshold_bytes: positiveInt,
+        approvals: approvalsPath,
         event_idle_timeout_seconds: positiveInt,
         provider_env_file: str,
         codex: nativeRuntime,
@@ -209,6 +212,7 @@ export interface RawAgent {
   max_active_tasks?: number;
   retention_seconds?: number;
   result_spool_threshold_bytes?: number;
+  approvals?: ApprovalsPath;
   event_idle_timeout_seconds?: number;
   provider_env_file?: string;
   codex?: RawNativeRuntime;

@@ -63,6 +63,7 @@ enabled = false
 # max_active_tasks = ${A.max_active_tasks}
 # retention_seconds = ${A.retention_seconds}
 # result_spool_threshold_bytes = ${A.result_spool_threshold_bytes}
+# approvals = "${A.approvals}"                 # auto | elicitation | tools | terminal: who answers an agent's approval
 # event_idle_timeout_seconds = 600  # default: no idle timeout
 # provider_env_file = "/absolute/path/provider.env"   # 0600, KEY=VALUE lines for provider children
 

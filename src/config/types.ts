@@ -88,6 +88,14 @@ export interface ProxyConfig {
   no_proxy: string[];
 }
 
+/**
+ * Who answers a pending agent approval or question (docs/configuration.md): `auto` = the human
+ * through MCP elicitation when the client supports it, else the assistant through the tools;
+ * `elicitation` = only the human through elicitation; `tools` = the assistant through the tools;
+ * `terminal` = only the operator through `serverfs tasks approve`.
+ */
+export type ApprovalsPath = "auto" | "elicitation" | "tools" | "terminal";
+
 export interface AgentConfig {
   enabled: boolean;
   enable_fake_runtime: boolean;
@@ -97,6 +105,7 @@ export interface AgentConfig {
   max_active_tasks: number;
   retention_seconds: number;
   result_spool_threshold_bytes: number;
+  approvals: ApprovalsPath;
   /** Ends a silent provider turn; null = no idle timeout. */
   event_idle_timeout_seconds: number | null;
   /** Private `KEY=VALUE` file applied to provider children; its contents never enter the registry. */

@@ -7,6 +7,7 @@ import { ServerfsError } from "../errors.ts";
 import { createFileService, type FileService } from "../fs/index.ts";
 import { VERSION } from "../version.ts";
 import { acpCommandCheck, acpSnapshotCheck } from "./checks/acp-profiles.ts";
+import { approvalsCheck } from "./checks/approvals.ts";
 import { bridgeChecks } from "./checks/bridge.ts";
 import { nativeRuntimeChecks } from "./checks/native-runtimes.ts";
 import { providerEnvFileCheck } from "./checks/provider-env-file.ts";
@@ -93,6 +94,7 @@ export async function runDoctor(input: LoadInput, options: DoctorOptions): Promi
     checks.push(...(await recoveryGuardChecks(ctx)));
     const [natives, proxy] = await Promise.all([nativeRuntimeChecks(ctx), proxyCheck(ctx)]);
     checks.push(...natives);
+    checks.push(approvalsCheck(registry));
     for (const [index, profile] of registry.agent.acp_profiles.entries()) {
       checks.push(acpCommandCheck(profile, index));
       checks.push(acpSnapshotCheck(ctx, profile));

@@ -1,25 +1,36 @@
-// The MCP server object: the SDK's protocol `Server` with our handlers for tools and the one
-// resource template. The low-level Server is used (not McpServer) so that every tools/call —
-// including one with invalid arguments — goes through the tool wrapper: coded INVALID_ARGUMENT
-// errors and exactly one audit line per call, which McpServer's own pre-validation would bypass.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// The MCP server: the SDK v2 protocol `Server` with our handlers for tools and the one resource
+// template. The low-level Server is used (not McpServer) so that every tools/call — including one
+// with invalid arguments — goes through the tool wrapper: coded INVALID_ARGUMENT errors and
+// exactly one audit line per call, which McpServer's own pre-validation would bypass.
+// The same handlers serve both protocol eras: `build()` is the factory serveStdio calls once per
+// connection (twice when a 2026 probe is discarded for a 2025 opening), and the SDK adds the
+// era's wire members (resultType, ttlMs/cacheScope, serverInfo in _meta) when it encodes.
 import {
   CallToolRequestSchema,
-  ErrorCode,
+  DiscoverRequestSchema,
   InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   PingRequestSchema,
   ReadResourceRequestSchema,
+  SubscriptionsListenRequestSchema,
+} from "@modelcontextprotocol/core";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  ProtocolError,
+  ProtocolErrorCode,
   type ReadResourceResult,
-} from "@modelcontextprotocol/sdk/types.js";
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
 import { VERSION } from "../version.ts";
+import { elicitationStateCodec } from "./approvals/state.ts";
 import { InFlight } from "./inflight.ts";
 import { SERVER_INSTRUCTIONS } from "./instructions.ts";
 import { buildToolSurface } from "./surface.ts";
@@ -37,24 +48,36 @@ export interface McpServerOptions {
 }
 
 export interface ServerfsMcp {
-  server: Server;
+  /** A fresh protocol Server with every handler registered; all share the tools and in-flight set below. */
+  build: () => Server;
   registry: Registry;
   tools: readonly McpTool[];
   inflight: InFlight;
-  /** Every request method the server answers, with the schema its handler parses: the wire gate checks against these. */
+  /** Every request method either era may send, with the schema its handler parses: the wire gate checks against these. */
   requests: RequestSchemas;
 }
 
 /** JSON-RPC error for a refused resource read: message `CODE: detail`, the code again in `data`. */
-class ResourceReadError extends Error {
-  readonly code: number;
-  readonly data: { code: string };
-  constructor(rpcCode: number, code: string, text: string) {
-    super(text);
-    this.code = rpcCode;
-    this.data = { code };
-  }
+function resourceReadError(rpcCode: number, code: string, text: string): ProtocolError {
+  return new ProtocolError(rpcCode, text, { code });
 }
+
+/**
+ * The tool list and the template list are fixed for the life of the process (they follow the
+ * configuration, which serve reads once), so a 2026-era client may cache them for a while. Every
+ * client of a stdio server is its own user, hence `private`.
+ */
+const LIST_CACHE = { ttlMs: 5 * 60 * 1000, cacheScope: "private" } as const;
+
+const RESOURCE_TEMPLATE = {
+  uriTemplate: RESOURCE_URI_TEMPLATE,
+  name: "workdir_text_file",
+  title: "Text file in a workdir",
+  description:
+    "The whole text of a UTF-8 file, e.g. serverfs://docs/notes/todo.md. Refused with RESOURCE_TOO_LARGE " +
+    "when it exceeds the workdir's read limits; use read_text_file to page through large files.",
+  mimeType: "text/plain",
+};
 
 export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   const { registry, files, logger } = options;
@@ -62,60 +85,74 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const runtime: ToolRuntime = { logger, workdirs: new Set(registry.workdirs.map((w) => w.alias)) };
   const inflight = new InFlight();
-
-  const server = new Server(
-    { name: "serverfs", title: "serverfs", version: VERSION },
-    { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
+  // The SDK answers initialize, ping and server/discover itself, and serveStdio answers
+  // subscriptions/listen; the handlers below are the rest. The gate's table is exactly these.
+  const requests: RequestSchemas = new Map<string, z.ZodType>(
+    [
+      InitializeRequestSchema,
+      PingRequestSchema,
+      DiscoverRequestSchema,
+      SubscriptionsListenRequestSchema,
+      ListToolsRequestSchema,
+      CallToolRequestSchema,
+      ListResourcesRequestSchema,
+      ListResourceTemplatesRequestSchema,
+      ReadResourceRequestSchema,
+    ].map((schema) => [schema.shape.method.value, schema as unknown as z.ZodType]),
   );
+  // Built on the first tools/list (a probe-only connection never pays for the JSON Schemas).
+  let listing: ReturnType<McpTool["listing"]>[] | undefined;
 
-  // The SDK registers initialize and ping itself; every other handler goes through `handle`, so the
-  // wire gate's table cannot miss a method the server answers.
-  const requests = new Map<string, z.ZodType>();
-  for (const schema of [InitializeRequestSchema, PingRequestSchema]) requests.set(schema.shape.method.value, schema);
-  const handle = ((schema: { shape: { method: { value: string } } } & z.ZodType, handler: never) => {
-    requests.set(schema.shape.method.value, schema);
-    server.setRequestHandler(schema as never, handler);
-  }) as Server["setRequestHandler"];
-
-  handle(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.listing()) }));
-
-  handle(CallToolRequestSchema, (request, extra) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) {
-      // The requested name is caller input: it is not logged.
-      auditRefusedCall(logger, "UNKNOWN_TOOL");
-      throw new McpError(ErrorCode.InvalidParams, "unknown tool");
-    }
-    const signal = AbortSignal.any([extra.signal, inflight.shutdownSignal]);
-    return inflight.track(tool.call(request.params.arguments, { signal, extra }, runtime));
-  });
-
-  handle(ListResourcesRequestSchema, () => ({ resources: [] }));
-
-  handle(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
+  const build = (): Server => {
+    const server = new Server(
+      { name: "serverfs", title: "serverfs", version: VERSION },
       {
-        uriTemplate: RESOURCE_URI_TEMPLATE,
-        name: "workdir_text_file",
-        title: "Text file in a workdir",
-        description:
-          "The whole text of a UTF-8 file, e.g. serverfs://docs/notes/todo.md. Refused with RESOURCE_TOO_LARGE " +
-          "when it exceeds the workdir's read limits; use read_text_file to page through large files.",
-        mimeType: "text/plain",
+        capabilities: { tools: {}, resources: {} },
+        instructions: SERVER_INSTRUCTIONS,
+        cacheHints: { "tools/list": LIST_CACHE, "resources/templates/list": LIST_CACHE, "resources/list": LIST_CACHE },
+        // Only an elicitation round (src/mcp/approvals/) mints state; anything else echoed is refused.
+        requestState: { verify: (state, ctx) => elicitationStateCodec().verify(state, ctx) },
+        // In the 2025 era the SDK holds the tools/call open while the human reads the form: give
+        // them as long as the Bridge gives the request itself before it expires.
+        inputRequired: { roundTimeoutMs: registry.agent.interaction_timeout_seconds * 1000 },
       },
-    ],
-  }));
+    );
+    // The order is the surface's (fixed by code, not by a Map's insertion history), so two
+    // tools/list answers, in either era, are byte-identical.
+    server.setRequestHandler("tools/list", () => ({ tools: (listing ??= tools.map((t) => t.listing())) }));
+    server.setRequestHandler("tools/call", (request, ctx) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) {
+        // The requested name is caller input: it is not logged.
+        auditRefusedCall(logger, "UNKNOWN_TOOL");
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown tool");
+      }
+      const signal = AbortSignal.any([ctx.mcpReq.signal, inflight.shutdownSignal]);
+      return inflight.track(tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime));
+    });
+    server.setRequestHandler("resources/list", () => ({ resources: [] }));
+    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [RESOURCE_TEMPLATE] }));
+    server.setRequestHandler("resources/read", (request) => inflight.track(readResource(request.params.uri, files, runtime)));
+    return server;
+  };
 
-  handle(ReadResourceRequestSchema, (request, extra) =>
-    inflight.track(readResource(request.params.uri, extra, files, runtime)),
-  );
+  return { build, registry, tools, inflight, requests };
+}
 
-  return { server, registry, tools, inflight, requests };
+/** What a tool sees of its request, the same in both eras. */
+function requestExtra(ctx: ServerContext, server: Server): RequestExtra {
+  const declared = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const clientCapabilities = declared ?? server.getClientCapabilities();
+  return {
+    ctx,
+    ...(clientCapabilities ? { clientCapabilities } : {}),
+    ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta } : {}),
+    sendNotification: (notification) => ctx.mcpReq.notify(notification),
+  };
 }
 
 async function readResource(
   uri: string,
-  _extra: RequestExtra,
   files: FileServiceApi,
   runtime: ToolRuntime,
 ): Promise<ReadResourceResult> {
@@ -132,7 +169,7 @@ async function readResource(
     audit.success = false;
     if (err instanceof ServerfsError) {
       audit.error_code = err.code;
-      throw new ResourceReadError(ErrorCode.InvalidParams, err.code, err.toText());
+      throw resourceReadError(ProtocolErrorCode.InvalidParams, err.code, err.toText());
     }
     // Unexpected failures never forward their message (it may hold a host path).
     audit.error_code = "READ_FAILED";
@@ -140,7 +177,7 @@ async function readResource(
       error_class: err instanceof Error ? err.constructor.name : typeof err,
       errno: errnoCode(err),
     });
-    throw new ResourceReadError(ErrorCode.InternalError, "READ_FAILED", "READ_FAILED: the resource could not be read");
+    throw resourceReadError(ProtocolErrorCode.InternalError, "READ_FAILED", "READ_FAILED: the resource could not be read");
   } finally {
     audit.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
     runtime.logger.info("resource_read", audit);

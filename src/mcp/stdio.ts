@@ -2,6 +2,7 @@
 // arrives. Shutdown order matters (docs/maintainers/build.md): let in-flight requests answer,
 // close the transport, end stdout and only exit once stdout has flushed — `process.exit` right
 // after a write loses everything past one pipe buffer.
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Registry } from "../config/types.ts";
 import { errnoCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -37,7 +38,10 @@ export function maxFrameBytes(registry: Registry): number {
 
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
 export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
+  let shutdown: (reason: ShutdownReason) => Promise<void> = async () => {};
   const transport = new GatedStdioTransport(process.stdin, process.stdout, {
+    // An oversized frame closes the transport (as the SDK's own does); without a reader we must not linger.
+    onClosed: () => void shutdown("transport_closed"),
     maxFrameBytes: maxFrameBytes(mcp.registry),
     requests: mcp.requests,
     onRefused: (verdict) => {
@@ -48,15 +52,18 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
       if (method === "tools/call") auditRefusedCall(logger, "INVALID_PARAMS");
     },
   });
-  transport.onerror = () => {
-    // A malformed frame is the client's problem; its bytes are not logged (they may be content).
-    logger.warn("transport_error", {});
-  };
+  // serveStdio owns the transport from here: it picks the connection's era from the opening
+  // message (initialize → 2025, an enveloped request → 2026-07-28) and pins one server to it.
+  const entry = serveStdio(mcp.build, {
+    transport,
+    // A malformed frame is the client's problem; its bytes (and the SDK's text about it) are not logged.
+    onerror: () => logger.warn("transport_error", {}),
+  });
 
   let stopping = false;
   // Set once a write to stdout failed with EPIPE: the client can no longer read anything.
   let stdoutGone = false;
-  const shutdown = async (reason: ShutdownReason): Promise<void> => {
+  shutdown = async (reason: ShutdownReason): Promise<void> => {
     if (stopping) return;
     stopping = true;
     const started = performance.now();
@@ -64,7 +71,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
     const pending = mcp.inflight.size;
     await mcp.inflight.drain(DRAIN_GRACE_MS, DRAIN_ABORT_MS);
     try {
-      await mcp.server.close();
+      await entry.close();
     } catch {
       // Closing an already-closed transport is not an error worth reporting.
     }
@@ -104,9 +111,5 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
   }
   process.stdin.on("end", () => void shutdown("stdin_eof"));
   process.stdin.on("close", () => void shutdown("stdin_eof"));
-  // The SDK closes the transport itself on an oversized frame; without a reader we must not linger.
-  mcp.server.onclose = () => void shutdown("transport_closed");
-
-  await mcp.server.connect(transport);
   return new Promise<never>(() => {});
 }

@@ -2,14 +2,16 @@
 // schemas, all four annotations, a handler) and `defineTool` closes over the handler: the only
 // way to run it is `McpTool.call`, which applies argument parsing, error mapping, output
 // validation, the text mirror and the audit line. No tool can skip any of them.
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
+  ClientCapabilities,
   ContentBlock,
+  InputRequiredResult,
+  RequestMeta,
+  ServerContext,
   ServerNotification,
-  ServerRequest,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
@@ -33,20 +35,31 @@ export const HINTS = {
   destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 } as const satisfies Record<string, ToolHints>;
 
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** A request's extras as tools use them, whichever protocol era the connection speaks. */
+export interface RequestExtra {
+  /** The request's `_meta` without the 2026 envelope keys (the progress token lives here in both eras). */
+  _meta?: RequestMeta;
+  /** A notification tied to this request (progress). */
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+  /** The SDK's own request context (input responses, request state), for the few tools that need it. */
+  ctx?: ServerContext;
+  /** What the client declared it supports: at initialize (2025 era) or in this request's envelope (2026). */
+  clientCapabilities?: ClientCapabilities;
+}
 
 export interface ToolContext {
   /** Aborted when the client cancels the request or the server shuts down. */
   signal: AbortSignal;
-  /** The SDK's per-request extras (progress token in `_meta`, `sendNotification`). */
+  /** The per-request extras (progress token in `_meta`, `sendNotification`). */
   extra: RequestExtra;
 }
 
-/** What a handler returns: the structuredContent object, plus content blocks to put before its text mirror. */
-export interface ToolReply<O> {
-  structured: O;
-  content?: ContentBlock[];
-}
+/**
+ * What a handler returns: the structuredContent object, plus content blocks to put before its text
+ * mirror; or a request for the client's input (an elicitation the human answers), after which the
+ * SDK calls the tool again with the answer (a retry in the 2026 era, a re-entry in the 2025 one).
+ */
+export type ToolReply<O> = { structured: O; content?: ContentBlock[] } | { inputRequired: InputRequiredResult };
 
 export type AuditFields = Record<string, string | number | boolean>;
 
@@ -76,7 +89,7 @@ export interface McpTool {
   readonly hints: ToolHints;
   /** The tools/list entry (schemas converted once, on first use). */
   listing(): Tool;
-  call(rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult>;
+  call(rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult | InputRequiredResult>;
 }
 
 const INTERNAL_TEXT = "INTERNAL_ERROR: unexpected internal error";
@@ -149,7 +162,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     return cachedListing;
   };
 
-  const call = async (rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult> => {
+  const call = async (rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult | InputRequiredResult> => {
     const started = performance.now();
     const audit: LogFields = { tool: spec.name };
     const alias = aliasOf(rawArgs);
@@ -162,6 +175,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       const args = parsed.data;
       if (spec.auditArgs) Object.assign(audit, spec.auditArgs(args));
       const reply = await spec.handler(args, ctx);
+      if ("inputRequired" in reply) {
+        // Not a result yet: the audit line says so, and the answer's round writes its own.
+        audit.success = true;
+        audit.input_required = true;
+        return finish(reply.inputRequired);
+      }
       const checked = spec.output.safeParse(reply.structured);
       if (!checked.success) {
         // A contract bug between layers: say which field, never its value.
@@ -184,9 +203,13 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       audit.success = false;
       audit.error_code = (result.structuredContent as { code: string }).code;
     }
-    audit.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
-    runtime.logger.info("tool_call", audit);
-    return result;
+    return finish(result);
+
+    function finish<R>(r: R): R {
+      audit.duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
+      runtime.logger.info("tool_call", audit);
+      return r;
+    }
   };
 
   return { name: spec.name, hints: spec.hints, listing, call };

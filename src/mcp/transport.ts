@@ -7,8 +7,7 @@
 // and joined once (the SDK re-joined the whole buffer on every chunk, so an 11 MB upload copied
 // about 1 GB), and answers are written in pieces (stdio-buffers.ts).
 import { once } from "node:events";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { framePieces } from "./stdio-buffers.ts";
 import { type Inbound, type RequestSchemas, checkInbound } from "./wire.ts";
 
@@ -25,6 +24,8 @@ export interface GatedTransportOptions {
   requests: RequestSchemas;
   /** Told about every frame that was refused or dropped (for logging; never given the frame). */
   onRefused?: (verdict: Exclude<Inbound, { kind: "pass" }>) => void;
+  /** Told once when the transport closes, whoever owns `onclose` (serveStdio claims it). */
+  onClosed?: () => void;
 }
 
 export class GatedStdioTransport implements Transport {
@@ -115,6 +116,7 @@ export class GatedStdioTransport implements Transport {
     this.pieces = [];
     this.pending = 0;
     this.onclose?.();
+    this.options.onClosed?.();
   }
 
   /**

@@ -6,14 +6,12 @@
 // against the same SDK schema its handler parses with, and refused with one short, coded line.
 import {
   ClientNotificationSchema,
-  ErrorCode,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
   JSONRPCResponseSchema,
   RequestIdSchema,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/core";
+import { type JSONRPCErrorResponse, type JSONRPCMessage, ProtocolErrorCode as ErrorCode } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 
 /** What the transport does with one parsed frame. */

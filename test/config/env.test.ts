@@ -197,3 +197,25 @@ describe(".env slots and keys", () => {
     expect(list.map((p) => p.split(": ")[1])).toEqual(["SERVERFS_NOPE", "WORKDIR_01_READ_ONLY"]);
   });
 });
+
+describe("[agent] approvals", () => {
+  test("defaults to auto; the same value from TOML and .env renders the same document", async () => {
+    const { toml, wd } = await import("./helpers.ts");
+    const { renderDocument } = await import("../../src/config/render.ts");
+    expect((await load(env(SLOT1))).registry.agent.approvals).toBe("auto");
+    for (const value of ["auto", "elicitation", "tools", "terminal"]) {
+      const fromEnv = (await load(env(`${SLOT1}SERVERFS_AGENT_APPROVALS=${value}\n`))).registry;
+      const fromToml = (await load(toml(`${wd("docs", "/srv/docs")}[agent]\napprovals = "${value}"\n`))).registry;
+      expect(fromEnv.agent.approvals).toBe(value as never);
+      expect(renderDocument(fromToml)).toBe(renderDocument(fromEnv));
+      expect(JSON.parse(renderDocument(fromEnv)).agent.approvals).toBe(value);
+    }
+  });
+
+  test("any other value is refused, naming the key in the operator's vocabulary", async () => {
+    const { toml, wd } = await import("./helpers.ts");
+    await expectProblem(env(`${SLOT1}SERVERFS_AGENT_APPROVALS=model\n`), "SERVERFS_AGENT_APPROVALS", '"auto", "elicitation", "terminal" or "tools"');
+    await expectProblem(toml(`${wd("docs")}[agent]\napprovals = "Auto"\n`), "agent.approvals", '"auto", "elicitation", "terminal" or "tools"');
+    await expectProblem(toml(`${wd("docs")}[agent]\napprovals = true\n`), "agent.approvals");
+  });
+});

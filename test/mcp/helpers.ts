@@ -1,8 +1,9 @@
-// Test helpers for the MCP layer: the real server object behind the SDK Client over the SDK's
-// in-memory transport, a logger whose sink collects the real JSON lines, and checks of both
-// halves of a tool result. Temp dirs and registries come from test/support/.
+// Test helpers for the MCP layer: the real server (SDK v2) behind an SDK v1 Client over the SDK's
+// in-memory transport (a 2025-era connection; test/bridge/mcp-eras.test.ts covers both eras over
+// stdio), a logger whose sink collects the real JSON lines, and checks of both halves of a tool
+// result. Temp dirs and registries come from test/support/.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FsLimits, Registry, Workdir } from "../../src/config/types.ts";
 import { createFileService } from "../../src/fs/index.ts";
@@ -42,7 +43,8 @@ export async function connect(registry: Registry): Promise<Harness> {
   const mcp = createMcpServer({ registry, files, logger });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "serverfs-test", version: "0" });
-  await mcp.server.connect(serverSide);
+  const server = mcp.build();
+  await server.connect(serverSide);
   await client.connect(clientSide);
   // Lets the client cache output-schema validators, as a real host does after tools/list.
   await client.listTools();
@@ -56,7 +58,7 @@ export async function connect(registry: Registry): Promise<Harness> {
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: async () => {
       await client.close();
-      await mcp.server.close();
+      await server.close();
       files.close();
     },
   };

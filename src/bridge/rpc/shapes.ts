@@ -34,9 +34,10 @@ export const METHOD_SHAPES = {
   // decision became optional additively: an approval offering response_options is answered by option_id.
   "task.approval.respond": {
     required: { task_id: "string", request_id: "string" },
-    optional: { decision: "string", option_id: "string", granted_permission_ids: "string[]" },
+    optional: { decision: "string", option_id: "string", granted_permission_ids: "string[]", decided_by: "string" },
   },
-  "task.question.answer": { required: { task_id: "string", request_id: "string", answers: "array" }, optional: {} },
+  // decided_by (additive): who answered — "assistant" (MCP tools), "human" (MCP elicitation), "operator" (serverfs tasks).
+  "task.question.answer": { required: { task_id: "string", request_id: "string", answers: "array" }, optional: { decided_by: "string" } },
   "task.message.send": { required: { task_id: "string", message: "string" }, optional: {} },
   "task.cancel": { required: { task_id: "string" }, optional: {} },
   // Operator-only additions (serverfs tasks / service status); additive to protocol v1.

@@ -3,8 +3,20 @@
 // list in docs/design/events.md is checked against TASK_EVENT_TYPES by a test.
 import type { TaskStatus } from "../lifecycle.ts";
 import { PROVIDER_EVENT_TYPES, type ProviderEventType } from "../../runtimes/types.ts";
+import { ServerfsError } from "../../errors.ts";
 
 type InteractionKind = "approval" | "question";
+
+/** Who answered an interaction (docs/agent-bridge.md): the MCP tools, an MCP elicitation, `serverfs tasks`. */
+export type DecidedBy = "assistant" | "human" | "operator";
+const DECIDERS: ReadonlySet<string> = new Set<DecidedBy>(["assistant", "human", "operator"]);
+
+/** The optional `decided_by` of task.approval.respond / task.question.answer, checked before anything changes. */
+export function decidedBy(value: string | undefined): { decided_by?: DecidedBy } {
+  if (value === undefined) return {};
+  if (!DECIDERS.has(value)) throw new ServerfsError("INVALID_REQUEST", "decided_by must be assistant, human or operator");
+  return { decided_by: value as DecidedBy };
+}
 
 export interface BridgeEventPayloads {
   "task.started": { runtime: string };
@@ -25,9 +37,9 @@ export interface BridgeEventPayloads {
     survivor_pids?: number[];
   };
   "approval.requested": { request_id: string; expires_at: string };
-  "approval.resolved": { decision: string; option_id?: string; option_kind?: string };
+  "approval.resolved": { decision: string; option_id?: string; option_kind?: string; decided_by?: DecidedBy };
   "question.requested": { request_id: string; expires_at: string };
-  "question.answered": { question_count: number };
+  "question.answered": { question_count: number; decided_by?: DecidedBy };
   "interaction.expired": { request_id: string; kind: InteractionKind; on_arrival?: true };
   "interaction.stale": { request_id: string };
   "user.message": { bytes: number };

@@ -14,6 +14,7 @@ import { newId } from "../ids.ts";
 import { isWaiting } from "../lifecycle.ts";
 import { nowIso, type InteractionRow } from "../store/tasks.ts";
 import type { ServiceCore } from "./core.ts";
+import { decidedBy } from "./events.ts";
 import { normalizeApproval, normalizeQuestion, validateAnswers, validateApprovalAnswer } from "./interaction-rules.ts";
 import type { TaskRun } from "./task-run.ts";
 import type { ResolvedResult } from "../rpc/methods.ts";
@@ -26,6 +27,7 @@ export interface ApprovalResponseParams {
   decision?: string;
   option_id?: string;
   granted_permission_ids?: unknown;
+  decided_by?: string;
 }
 
 export type Resolved = ResolvedResult;
@@ -163,6 +165,7 @@ export class InteractionBroker {
   async respondApproval(params: ApprovalResponseParams): Promise<Resolved> {
     const { core } = this;
     const { task_id: taskId, request_id: requestId } = params;
+    const by = decidedBy(params.decided_by);
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "approval") throw new ServerfsError("INVALID_APPROVAL_DECISION", "request is not an approval");
     const payload = JSON.parse(req.payload_json) as ApprovalRequest;
@@ -175,8 +178,8 @@ export class InteractionBroker {
       taskId,
       "approval.resolved",
       resolution.option_id
-        ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind! }
-        : { decision: resolution.decision },
+        ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind!, ...by }
+        : { decision: resolution.decision, ...by },
     );
     const task = core.store.closeInteraction(requestId, "resolved", resolution);
     const run = core.active.get(taskId);
@@ -187,13 +190,14 @@ export class InteractionBroker {
     return { task_id: taskId, request_id: requestId, resolved: true, correlation_id: task.correlation_id };
   }
 
-  answerQuestion(taskId: string, requestId: string, answers: unknown): Resolved {
+  answerQuestion(taskId: string, requestId: string, answers: unknown, decided?: string): Resolved {
     const { core } = this;
+    const by = decidedBy(decided);
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "question") throw new ServerfsError("INVALID_QUESTION_ANSWER", "request is not a question");
     const normalized: QuestionAnswer[] = validateAnswers(JSON.parse(req.payload_json) as QuestionRequest, answers);
     const resolution: QuestionResolution = { answers: normalized };
-    core.record(taskId, "question.answered", { question_count: normalized.length });
+    core.record(taskId, "question.answered", { question_count: normalized.length, ...by });
     const task = core.store.closeInteraction(requestId, "resolved", resolution);
     core.active.get(taskId)?.resolveWaiter(requestId, resolution);
     core.watchers.notify(taskId);

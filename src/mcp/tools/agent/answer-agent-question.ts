@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertToolsMayAnswer } from "../../approvals/path.ts";
 import { defineTool, type McpTool } from "../../tool.ts";
 import { AGENT_HINTS, correlationOut, rpc, taskIdArg, type AgentToolDeps } from "./common.ts";
 
@@ -8,7 +9,8 @@ export function answerAgentQuestionTool(deps: AgentToolDeps): McpTool {
     title: "Answer agent question",
     description:
       "Answer every question of a pending question request: for each question_id, selected_option_ids " +
-      "(one unless multi_select) and/or free text where allow_free_text is true.",
+      "(one unless multi_select) and/or free text where allow_free_text is true. Refused with " +
+      "APPROVAL_PATH_NOT_ALLOWED where approvals go to the human or the terminal (list_agent_runtimes → approvals).",
     hints: AGENT_HINTS.answer,
     input: z.strictObject({
       task_id: taskIdArg,
@@ -25,9 +27,10 @@ export function answerAgentQuestionTool(deps: AgentToolDeps): McpTool {
     }),
     output: z.object({ task_id: z.string(), request_id: z.string(), resolved: z.boolean(), correlation_id: correlationOut }),
     auditArgs: (a) => ({ task_id: a.task_id, request_id: a.request_id, answer_count: a.answers.length }),
-    handler: async (a) => {
+    handler: async (a, ctx) => {
+      assertToolsMayAnswer(deps.registry.agent.approvals, ctx.extra.clientCapabilities);
       const answers = a.answers.map((x) => (x.text === null ? { question_id: x.question_id, selected_option_ids: x.selected_option_ids } : x));
-      const r = await rpc(deps, "task.question.answer", { task_id: a.task_id, request_id: a.request_id, answers });
+      const r = await rpc(deps, "task.question.answer", { task_id: a.task_id, request_id: a.request_id, answers, decided_by: "assistant" });
       return { structured: r };
     },
   });

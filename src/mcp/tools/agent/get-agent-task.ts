@@ -2,6 +2,7 @@
 // changes, a new interaction is pending, or time is up. The wait is cut into slices so that a
 // caller who sent a progressToken gets progress notifications meanwhile; no polling loop.
 import { z } from "zod";
+import { askIfPending, takeHumanAnswer } from "../../approvals/index.ts";
 import { defineTool, type McpTool, type ToolContext } from "../../tool.ts";
 import { AGENT_HINTS, rpc, taskIdArg, type AgentToolDeps } from "./common.ts";
 import type { TaskView } from "../../../bridge/rpc/methods.ts";
@@ -34,7 +35,9 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
       "Read a task: status, timestamps, deadline, error, the final response (inline, or a preview when " +
       "final_response_truncated is true: read the rest with read_agent_task_result) and any pending_request " +
       "(an approval or question waiting for you). wait_seconds (0-50) waits until the status changes, a new " +
-      "interaction is pending, or the time is up — use it instead of polling.",
+      "interaction is pending, or the time is up — use it instead of polling. Where approvals go to the human " +
+      "(list_agent_runtimes → approvals), a pending request is shown to them as a form by this call and " +
+      "human_answer says what they did; a declined form leaves the request pending.",
     hints: AGENT_HINTS.read,
     input: z.strictObject({
       task_id: taskIdArg,
@@ -43,7 +46,11 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
     output: z.looseObject({ task_id: z.string(), status: z.string() }),
     auditArgs: (a) => ({ task_id: a.task_id, wait_seconds: a.wait_seconds }),
     handler: async (a, ctx) => {
+      const answered = await takeHumanAnswer(deps, a.task_id, ctx);
+      if (answered) return answered;
       let view = await rpc(deps, "task.get", { task_id: a.task_id });
+      const asked = await askIfPending(deps, view, ctx);
+      if (asked) return asked;
       const start = fingerprint(view);
       const until = Date.now() + a.wait_seconds * 1000;
       while (!TERMINAL.has(view.status) && fingerprint(view) === start && !ctx.signal.aborted) {
@@ -53,7 +60,7 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
         view = await rpc(deps, "task.get", { task_id: a.task_id, wait_seconds: slice }, (slice + 15) * 1000);
         if (fingerprint(view) === start) await progress(ctx, a.wait_seconds - Math.max(0, Math.ceil((until - Date.now()) / 1000)), a.wait_seconds, view.status);
       }
-      return { structured: view };
+      return (await askIfPending(deps, view, ctx)) ?? { structured: view };
     },
   });
 }

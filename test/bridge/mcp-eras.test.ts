@@ -1,0 +1,146 @@
+// Both MCP protocol eras from one `serverfs serve`: the SDK v1 client, and the SDK v2 client
+// negotiating `legacy`, `auto` (lands in 2026-07-28) and a pin to 2026-07-28. Each lists the
+// tools (the same listing, byte for byte, in every era), calls every read tool, reads the
+// resource template and runs a fake-runtime task through an approval. Progress notifications
+// during a get_agent_task wait and cancellation of a pending wait are shown in each era.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { cleanup, startHarness, type Harness } from "./helpers.ts";
+import { code, MODES, ok, open, type Session, waitFor } from "./mcp-clients.ts";
+
+let h: Harness;
+let config: string;
+let baseline: Array<Record<string, unknown>>;
+
+const READ_TOOLS = [
+  "list_workdirs",
+  "list_directory",
+  "find_files",
+  "search_text",
+  "read_text_file",
+  "stat_file",
+  "list_agent_runtimes",
+  "list_agent_models",
+  "get_agent_task",
+  "read_agent_task_events",
+  "read_agent_task_result",
+];
+
+beforeAll(async () => {
+  h = await startHarness({ aliases: ["repo"], agent: { max_active_tasks: 8 } });
+  fs.writeFileSync(path.join(h.workdirs.repo!, "notes.md"), "alpha\nneedle here\nomega\n");
+  fs.mkdirSync(path.join(h.workdirs.repo!, "src"));
+  config = path.join(h.root, "serverfs.toml");
+  fs.writeFileSync(
+    config,
+    `[server]\nstate_dir = "${h.stateDir}"\n` +
+      `[[workdirs]]\nalias = "repo"\npath = "${h.workdirs.repo}"\nread_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n` +
+      `[agent]\nenabled = true\nenable_fake_runtime = true\n`,
+  );
+  const v1 = await open("v1", config);
+  baseline = await v1.listTools();
+  await v1.close();
+});
+afterAll(async () => {
+  await h.stop();
+  cleanup(h.root);
+});
+
+describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await open(mode, config);
+  });
+  afterAll(() => s.close());
+
+  test("lands in its era and lists the same tools, annotations and output schemas", async () => {
+    expect(s.era).toBe(mode === "auto" || mode === "pin" ? "modern" : "legacy");
+    const tools = await s.listTools();
+    expect(tools).toEqual(baseline);
+    expect(tools.map((t) => t.name)).toEqual([
+      "list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file",
+      "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory",
+      "list_agent_runtimes", "list_agent_models", "submit_agent_task", "get_agent_task", "read_agent_task_events",
+      "read_agent_task_result", "respond_agent_approval", "answer_agent_question", "send_agent_message", "cancel_agent_task",
+    ]);
+    for (const t of tools) {
+      const a = t.annotations as Record<string, unknown>;
+      expect([t.name, typeof a.readOnlyHint, typeof a.destructiveHint, typeof a.idempotentHint, a.openWorldHint]).toEqual([t.name, "boolean", "boolean", "boolean", false]);
+      expect((t.outputSchema as { type: string }).type).toBe("object");
+    }
+  });
+
+  test("every read tool answers, with structuredContent and its text mirror; errors stay coded", async () => {
+    const called = new Set<string>();
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      called.add(name);
+      return s.call(name, args);
+    };
+    expect((ok(await call("list_workdirs")).workdirs as Array<{ alias: string }>).map((w) => w.alias)).toEqual(["repo"]);
+    expect((ok(await call("list_directory", { workdir: "repo", path: "" })).entries as unknown[]).length).toBe(2);
+    expect(ok(await call("find_files", { workdir: "repo", pattern: "*.md" })).returned).toBe(1);
+    expect(ok(await call("search_text", { workdir: "repo", query: "needle" })).returned).toBe(1);
+    expect(ok(await call("read_text_file", { workdir: "repo", path: "notes.md" })).content).toBe("alpha\nneedle here\nomega\n");
+    expect(ok(await call("stat_file", { workdir: "repo", path: "notes.md" })).type).toBe("file");
+    expect(code(await s.call("read_text_file", { workdir: "repo", path: "missing.md" }))).toBe("PATH_NOT_FOUND");
+    expect(code(await s.call("read_text_file", { workdir: "repo", path: 7 }))).toBe("INVALID_ARGUMENT");
+    const runtimes = ok(await call("list_agent_runtimes"));
+    expect((runtimes.runtimes as Array<{ name: string }>).map((r) => r.name)).toEqual(["fake"]);
+    // No elicitation declared by this client: under `auto` the assistant's tools answer.
+    expect(runtimes.approvals).toMatchObject({ setting: "auto", in_force: "tools" });
+    ok(await call("list_agent_models", { runtime: "fake" }));
+
+    const id = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", path: "src", prompt: `approval:make ${mode}` })).task_id as string;
+    const waiting = await waitFor(s, id, ["waiting_for_approval"]);
+    called.add("get_agent_task");
+    const rid = (waiting.pending_request as { request_id: string }).request_id;
+    expect(ok(await s.call("respond_agent_approval", { task_id: id, request_id: rid, decision: "approve_once" })).resolved).toBe(true);
+    const done = await waitFor(s, id, ["succeeded", "failed"]);
+    expect([done.status, done.final_response]).toEqual(["succeeded", "approval=approve_once"]);
+    const events = ok(await call("read_agent_task_events", { task_id: id, limit: 500 })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
+    const resolved = events.find((e) => e.event_type === "approval.resolved");
+    expect(resolved?.payload).toEqual({ decision: "approve_once", decided_by: "assistant" });
+    expect(code(await call("read_agent_task_result", { task_id: id }))).toBe("AGENT_RESULT_NOT_RETRIEVABLE");
+    expect([...called].sort()).toEqual([...READ_TOOLS].sort());
+    // Each call wrote its audit line, in this era too; a caller's path never appears in it.
+    await Bun.sleep(200);
+    for (const name of READ_TOOLS) expect(s.stderr()).toContain(`"tool":"${name}"`);
+    expect(s.stderr()).not.toContain("missing.md");
+  }, 60_000);
+
+  test("the resource template is listed and read, refusals keep their code", async () => {
+    expect((await s.templates()).map((t) => t.uriTemplate)).toEqual(["serverfs://{workdir}/{path}"]);
+    expect(await s.read("serverfs://repo/notes.md")).toEqual([{ uri: "serverfs://repo/notes.md", mimeType: "text/plain", text: "alpha\nneedle here\nomega\n" }]);
+    const err = (await s.read("serverfs://repo/missing.md").catch((e: unknown) => e)) as { code: number; data: unknown };
+    expect([err.code, err.data]).toEqual([-32602, { code: "PATH_NOT_FOUND" }]);
+  });
+});
+
+describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
+  test("a wait reports progress and returns when the task ends; a cancelled wait stops early", async () => {
+    const s = await open(mode, config);
+    try {
+      const id = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "sleep:6500" })).task_id as string;
+      await waitFor(s, id, ["running"], 1);
+      const progress: number[] = [];
+      const r = await s.call("get_agent_task", { task_id: id, wait_seconds: 30 }, { onprogress: (p) => progress.push(p.progress) });
+      expect(ok(r).status).toBe("succeeded");
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+
+      const slow = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "sleep:20000" })).task_id as string;
+      await waitFor(s, slow, ["running"], 1);
+      const abort = new AbortController();
+      const pending = s.call("get_agent_task", { task_id: slow, wait_seconds: 40 }, { signal: abort.signal });
+      setTimeout(() => abort.abort(), 300);
+      expect(await pending.then(() => "answered", () => "rejected")).toBe("rejected");
+      // The server stopped waiting (its next slice check), wrote the call's one audit line, and still answers.
+      const t0 = Date.now();
+      while (!/"tool":"get_agent_task","task_id":"[^"]+","wait_seconds":40/.test(s.stderr()) && Date.now() - t0 < 10_000) await Bun.sleep(100);
+      expect(s.stderr()).toMatch(/"tool":"get_agent_task","task_id":"[^"]+","wait_seconds":40/);
+      ok(await s.call("cancel_agent_task", { task_id: slow }));
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+});
