@@ -31,6 +31,8 @@ export interface ProcessRow {
   pid: number;
   ppid: number;
   exe: string;
+  /** 0 for a process that has exited but whose object someone still holds a handle to. */
+  threads: number;
 }
 
 /** Every process in the system right now (Toolhelp32 snapshot). */
@@ -49,7 +51,7 @@ export function processTable(): ProcessRow[] {
         if (unit === 0) break;
         exe += String.fromCharCode(unit);
       }
-      rows.push({ pid: view.getUint32(8, true), ppid: view.getUint32(32, true), exe });
+      rows.push({ pid: view.getUint32(8, true), ppid: view.getUint32(32, true), exe, threads: view.getUint32(28, true) });
     }
   } finally {
     k().CloseHandle(snapshot);
