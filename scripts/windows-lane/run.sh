@@ -16,6 +16,13 @@ else
   mapfile -t files < <(grep -v '^#' "$LANE_DIR/tests.txt" | sed '/^$/d')
 fi
 
+# The Bridge tests run the real Windows executable (built here in seconds with the pinned Linux
+# Bun); SERVERFS_WINDOWS_EXE may name another one. Wine maps the Unix root to drive Z:.
+if [ -z "${SERVERFS_WINDOWS_EXE:-}" ]; then
+  ./node_modules/.bin/bun build/compile.ts windows-x64 >/dev/null || { echo "windows-lane: building the Windows executable failed" >&2; exit 1; }
+  export SERVERFS_WINDOWS_EXE="Z:${REPO_DIR//\//\\}\\dist\\serverfs-windows-x64.exe"
+fi
+
 log="$(mktemp)"
 trap 'rm -f "$log" "$log.raw"' EXIT
 # A Linux pipe on a Wine process's stdin reads as EOF to Windows Bun, so stdin is /dev/null and
