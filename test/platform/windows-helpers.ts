@@ -128,3 +128,64 @@ export function removeTree(dir: string): void {
   };
   walk(dir);
 }
+
+type Security = ReturnType<typeof openSecurity>;
+let security: Security | null = null;
+function openSecurity() {
+  return dlopen("advapi32.dll", {
+    OpenProcessToken: { args: [FFIType.u64, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+    GetTokenInformation: { args: [FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+    CreateRestrictedToken: {
+      args: [FFIType.u64, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.u32, FFIType.ptr, FFIType.u32, FFIType.ptr, FFIType.ptr],
+      returns: FFIType.i32,
+    },
+    ImpersonateLoggedOnUser: { args: [FFIType.u64], returns: FFIType.i32 },
+    RevertToSelf: { args: [], returns: FFIType.i32 },
+  }).symbols;
+}
+const kfile = () =>
+  dlopen("kernel32.dll", {
+    GetCurrentProcess: { args: [], returns: FFIType.u64 },
+    CreateFileW: { args: [FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.u64], returns: FFIType.u64 },
+    CloseHandle: { args: [FFIType.u64], returns: FFIType.i32 },
+    GetLastError: { args: [], returns: FFIType.u32 },
+  }).symbols;
+
+/**
+ * Opens `path` (GENERIC_READ) as another identity: this user's token with the user SID made
+ * deny-only (CreateRestrictedToken), so only ACEs for its groups (Everyone, Administrators, ...)
+ * can grant access. Returns 0 when the open succeeded, else the Win32 error.
+ */
+export function openAsDenyOnlyUser(path: string): number {
+  const s = (security ??= openSecurity());
+  const k32 = kfile();
+  const TOKEN_ASSIGN_PRIMARY = 0x1, TOKEN_DUPLICATE = 0x2, TOKEN_IMPERSONATE = 0x4, TOKEN_QUERY = 0x8;
+  const token = new BigUint64Array(1);
+  const access = TOKEN_ASSIGN_PRIMARY | TOKEN_DUPLICATE | TOKEN_IMPERSONATE | TOKEN_QUERY;
+  if (s.OpenProcessToken(k32.GetCurrentProcess(), access, ptr(token)) === 0) throw new Error("OpenProcessToken failed");
+  // TOKEN_USER is one SID_AND_ATTRIBUTES: exactly the SidsToDisable array CreateRestrictedToken takes.
+  const user = new Uint8Array(256);
+  const length = new Uint32Array(1);
+  if (s.GetTokenInformation(token[0]!, 1, ptr(user), user.length, ptr(length)) === 0) throw new Error("GetTokenInformation failed");
+  const restricted = new BigUint64Array(1);
+  if (s.CreateRestrictedToken(token[0]!, 0, 1, ptr(user), 0, null, 0, null, ptr(restricted)) === 0) {
+    throw new Error("CreateRestrictedToken failed");
+  }
+  if (s.ImpersonateLoggedOnUser(restricted[0]!) === 0) throw new Error("ImpersonateLoggedOnUser failed");
+  try {
+    const handle = k32.CreateFileW(ptr(wideString(path)), 0x80000000, 0, null, 3, 0, 0n);
+    if (handle === 0xffffffffffffffffn) return k32.GetLastError();
+    k32.CloseHandle(handle);
+    return 0;
+  } finally {
+    s.RevertToSelf();
+    k32.CloseHandle(restricted[0]!);
+    k32.CloseHandle(token[0]!);
+  }
+}
+
+function wideString(text: string): Uint16Array {
+  const out = new Uint16Array(text.length + 1);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
