@@ -31,6 +31,8 @@ test("the right token is required before any request is dispatched", async () =>
       dispatched++;
       return { hello: true };
     },
+    // A unix socket has no DACL; the pipe's is tested under Windows (test/platform/windows-bridge.test.ts).
+    restrictPipe: () => true,
   });
   try {
     expect(await new BridgeClient({ path: p, pipeToken: "t0ken-of-this-user" }).call("runtime.list", {})).toEqual({ hello: true });
@@ -41,6 +43,34 @@ test("the right token is required before any request is dispatched", async () =>
     expect(dispatched).toBe(1);
   } finally {
     await listener.close();
+    cleanup(dir);
+  }
+});
+
+test("a pipe whose DACL cannot be set is not served: SOCKET_DIRECTORY_UNSAFE, nothing listening", async () => {
+  const dir = tempDir();
+  const p = path.join(dir, "pipe.sock");
+  let dispatched = 0;
+  try {
+    await expect(
+      listenWindowsPipe({
+        pipePath: p,
+        token: "t0ken-of-this-user",
+        dispatch: async () => {
+          dispatched++;
+          return {};
+        },
+        restrictPipe: () => false,
+      }),
+    ).rejects.toMatchObject({ code: "SOCKET_DIRECTORY_UNSAFE" });
+    const refused = await new Promise<string>((resolve) => {
+      const s = net.connect({ path: p });
+      s.on("connect", () => resolve("connected"));
+      s.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? "error"));
+    });
+    expect(refused).not.toBe("connected");
+    expect(dispatched).toBe(0);
+  } finally {
     cleanup(dir);
   }
 });

@@ -1,5 +1,6 @@
 // The Bridge endpoint on Windows: a named pipe whose name only disambiguates, plus a per-user
-// random token (kept in the private state directory) that a client must present as its first line.
+// random token (kept in the private state directory) that a client must present as its first line,
+// and a DACL that admits the current user only (platform/windows/pipe-dacl.ts).
 // The token is compared in constant time before any request is dispatched. Connections go through
 // the same Connection/ConnectionSet as the unix socket, so the cap, the timeouts and the queue cap
 // are the same; until the token line arrives the connection's idle clock runs untouched.
@@ -10,6 +11,7 @@ import { socketBounds, type SocketBounds } from "./bounds.ts";
 import { ConnectionSet, type Dispatch, type RawSocket } from "./connection.ts";
 import { LineDecoder, failure } from "./protocol.ts";
 import type { BridgeListener } from "./server.posix.ts";
+import { restrictPipeToCurrentUser } from "../../../platform/windows/pipe-dacl.ts";
 
 export interface WindowsServerOptions {
   pipePath: string;
@@ -18,6 +20,8 @@ export interface WindowsServerOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Connection cap, timeouts and queue cap (defaults in bounds.ts). */
   bounds?: Partial<SocketBounds>;
+  /** Test seam: applies the current-user-only DACL to the listening pipe; false = could not. */
+  restrictPipe?: (pipePath: string) => boolean;
 }
 
 /**
@@ -81,6 +85,12 @@ export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<Bri
     server.once("error", () => reject(new ServerfsError("SOCKET_PATH_IN_USE", "the Bridge pipe is already in use")));
     server.listen(opts.pipePath, () => resolve());
   });
+  // Fail closed: a pipe other users could open is not served, token or not.
+  if (!(opts.restrictPipe ?? restrictPipeToCurrentUser)(opts.pipePath)) {
+    live.dropAll();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw new ServerfsError("SOCKET_DIRECTORY_UNSAFE", "the Bridge pipe could not be restricted to the current user");
+  }
   return {
     endpoint: opts.pipePath,
     connectionCount: () => live.size,

@@ -19,7 +19,8 @@ export const FAKE_PROVIDER_SUBCOMMAND = "__fake-provider";
 
 /** How to start the fake provider: a compiled binary re-enters itself; dev runs the script with Bun. */
 export function fakeProviderArgv(): string[] {
-  const compiled = import.meta.url.includes("$bunfs") || import.meta.path.includes("$bunfs");
+  // Bun places a compiled program's modules under /$bunfs/ (POSIX) or B:\~BUN\ (Windows).
+  const compiled = import.meta.path.includes("$bunfs") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(import.meta.path);
   if (compiled) return [process.execPath, FAKE_PROVIDER_SUBCOMMAND];
   return [process.execPath, path.join(import.meta.dir, "provider.ts")];
 }

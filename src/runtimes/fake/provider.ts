@@ -5,6 +5,7 @@
 // Run as `bun src/runtimes/fake/provider.ts` in development, or as the hidden
 // `serverfs __fake-provider` subcommand inside a compiled binary.
 import fs from "node:fs";
+import { IS_WINDOWS } from "../../../platform/os.ts";
 
 type Msg = Record<string, unknown> & { type: string };
 
@@ -206,7 +207,16 @@ export async function runFakeProvider(): Promise<void> {
       const n = Math.max(1, Number(arg) || 1);
       const pids: number[] = [];
       for (let i = 0; i < n; i++) {
-        const child = Bun.spawn(["sleep", "1000"], { detached: i > 0, stdio: ["ignore", "ignore", "ignore"] });
+        // Windows has no sleep(1): the running executable idles instead (BUN_BE_BUN makes a
+        // compiled serverfs act as bun for that one process).
+        const child =
+          IS_WINDOWS
+            ? Bun.spawn([process.execPath, "-e", "setInterval(() => {}, 1e6)"], {
+                env: { ...process.env, BUN_BE_BUN: "1" },
+                stdio: ["ignore", "ignore", "ignore"],
+                windowsHide: true,
+              })
+            : Bun.spawn(["sleep", "1000"], { detached: i > 0, stdio: ["ignore", "ignore", "ignore"] });
         child.unref();
         pids.push(child.pid);
       }
