@@ -2,13 +2,16 @@
 // with `launchctl bootstrap gui/<uid>`. RunAtLoad starts it at login; KeepAlive restarts it only
 // after a crash (a clean exit stays stopped, so `service stop` works).
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+// A LaunchAgent path is a macOS path whichever OS computes it (node:path would use backslashes on Windows).
+import { posix } from "node:path";
 import { writePrivateFileAtomic } from "../fs/private-file.ts";
 import { platformError } from "../errors.ts";
 import { mustRun, runTool } from "../service/run-command.ts";
 import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/types.ts";
 
 export const LAUNCH_AGENT_LABEL = "dev.serverfs.bridge";
+
+const { join } = posix;
 
 export function launchAgentPath(host: ServiceHost): string {
   return join(host.home, "Library", "LaunchAgents", `${LAUNCH_AGENT_LABEL}.plist`);

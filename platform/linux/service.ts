@@ -3,13 +3,16 @@
 // at every login of this user (and across logouts only if the administrator enabled lingering,
 // which serverfs never does by itself).
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+// A systemd unit path is a Linux path whichever OS computes it (node:path would use backslashes on Windows).
+import { posix } from "node:path";
 import { writePrivateFileAtomic } from "../fs/private-file.ts";
 import { isPlatformFailure, platformError } from "../errors.ts";
 import { mustRun, runTool } from "../service/run-command.ts";
 import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/types.ts";
 
 export const UNIT_NAME = "serverfs-bridge.service";
+
+const { isAbsolute, join } = posix;
 
 export function systemdUnitPath(host: ServiceHost): string {
   const xdg = host.env.XDG_CONFIG_HOME;

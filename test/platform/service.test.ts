@@ -3,7 +3,7 @@
 // manager (this VM has no user session bus); the real socket status check talks to a real
 // NDJSON listener.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchAgentPath, launchAgentPlist } from "../../platform/darwin/service.ts";
 import { systemdQuote, systemdUnit, systemdUnitPath } from "../../platform/linux/service.ts";
@@ -11,9 +11,11 @@ import type { ServiceHost } from "../../platform/service/types.ts";
 import { splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
 import { scheduledTaskXml } from "../../platform/windows/service.ts";
 import { tempDir } from "../support/temp.ts";
+import { removeTree } from "./windows-helpers.ts";
 
 const root = tempDir("serverfs service ");
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// removeTree: Windows Bun's recursive rmSync fails with EFAULT under Wine.
+afterAll(() => removeTree(root));
 const cli = join(import.meta.dir, "..", "..", "src", "cli.ts");
 
 const host = (over: Partial<ServiceHost> = {}): ServiceHost => ({ platform: "linux", home: "/home/u", env: {}, uid: 1000, ...over });
