@@ -4,8 +4,8 @@
 // hosts ship (SDK v1, and SDK v2 negotiating `auto`), and uses the surface a host uses; one raw
 // exchange proves stdout carries only JSON-RPC frames and that closing stdin ends the server.
 // The same file runs on Linux (`npm test`) and on Windows (the Wine lane, scripts/windows-lane):
-// on Windows it drives dist/serverfs-windows-x64.exe (run.sh builds it); on Linux
-// dist/serverfs-linux-x64 when built, else `bun src/cli.ts`. SERVERFS_TEST_SERVE_BIN overrides.
+// on Windows it drives dist/serverfs-windows-x64.exe (run.sh builds it); elsewhere `bun src/cli.ts`,
+// or the executable SERVERFS_TEST_SERVE_BIN names (.ci/run's compiled-binary lane).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
@@ -33,8 +33,8 @@ function serverCommand(config: string): { command: string; args: string[] } {
     if (!fs.existsSync(exe)) throw new Error(`${exe} is missing: build it with ./node_modules/.bin/bun build/compile.ts windows-x64 (scripts/windows-lane/run.sh does)`);
     return { command: exe, args: serve };
   }
-  const compiled = path.join(ROOT, "dist", `serverfs-${process.platform}-x64`);
-  if (fs.existsSync(compiled)) return { command: compiled, args: serve };
+  // Never a dist/ binary picked up by accident: it may be older than the checkout. .ci/run runs
+  // this file again with SERVERFS_TEST_SERVE_BIN pointing at the executable it just built.
   return { command: process.execPath, args: [path.join(ROOT, "src", "cli.ts"), ...serve] };
 }
 
