@@ -12,13 +12,13 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Readable } from "node:stream";
 import pkg from "../../package.json" with { type: "json" };
 import { removeTree } from "../platform/windows-helpers.ts";
+import { treeSnapshot as snapshot } from "../support/tree.ts";
 
 const onWindows = process.platform === "win32";
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -46,21 +46,6 @@ let base = "";
 let config = "";
 let env: Record<string, string> = {};
 
-/** Every name and byte under `dir`, to prove a refused call changed nothing on disk. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, rel: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const r = `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        out.push(`${r}/`);
-        walk(path.join(d, e.name), r);
-      } else out.push(`${r}=${createHash("sha256").update(fs.readFileSync(path.join(d, e.name))).digest("hex")}`);
-    }
-  };
-  walk(dir, "");
-  return out;
-}
 
 /** The temp root in every spelling a log line could carry it (raw, JSON-escaped, forward slashes). */
 function rootSpellings(): string[] {

@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode, ok } from "../mcp/helpers.ts";
+import { treeSnapshot as snapshot } from "../support/tree.ts";
 
 const onWindows = process.platform === "win32";
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -23,21 +24,6 @@ const PIXELS = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255, 254, 13, 10, 2
 let base = "";
 let client: Client;
 
-/** Every name and byte under `dir`, to prove a refused call changed nothing on disk. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, rel: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const r = `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        out.push(`${r}/`);
-        walk(path.join(d, e.name), r);
-      } else out.push(`${r}=${createHash("sha256").update(fs.readFileSync(path.join(d, e.name))).digest("hex")}`);
-    }
-  };
-  walk(dir, "");
-  return out;
-}
 
 /** fs.rmSync's recursive mode fails with EFAULT under Wine 8: remove the tree entry by entry. */
 function removeTree(dir: string): void {
