@@ -31,7 +31,9 @@ export interface ListDirectoryOutput {
 }
 
 export async function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): Promise<ListDirectoryOutput> {
-  const maxDepth = ws.registry.limits.max_walk_entries;
+  // the first page is always reachable, however small max_walk_entries is configured
+  const limits = ws.registry.limits;
+  const maxDepth = Math.max(limits.max_walk_entries, limits.max_list_entries);
   if (offset + limit > maxDepth) {
     throw fail("INVALID_ARGUMENT", t.alias, t.rel, `offset + limit must be at most ${maxDepth} (max_walk_entries); got offset ${offset} with limit ${limit}`);
   }
