@@ -90,7 +90,7 @@ const YIELD_EVERY_MS = 25;
  * results), and the collector, which runs by allocation volume relative to the heap, let a walk
  * of 200 000 entries lift serve's RSS by ~20 MB before it ran; small walks never pay for a hint.
  */
-const GC_HINT_TICKS = 32_768;
+const GC_HINT_TICKS = 8_192;
 /** Matcher work (glob steps) after which the clock is read whatever the entry count. */
 const STEP_BUDGET = 100_000;
 
