@@ -78,7 +78,7 @@ const SCENARIOS: { name: string; tool: string; args: Record<string, unknown> }[]
   { name: "list_directory: 10 entries (first call)", tool: "list_directory", args: { workdir: "w", path: "small" } },
   { name: "list_directory: first page", tool: "list_directory", args: { workdir: "w", path: "big" } },
   { name: `list_directory: offset ${FAR}, limit 500`, tool: "list_directory", args: { workdir: "w", path: "big", offset: FAR, limit: 500 } },
-  { name: `list_directory: offset ${ENTRIES - 10} (refused)`, tool: "list_directory", args: { workdir: "w", path: "big", offset: ENTRIES - 10 } },
+  { name: `list_directory: offset ${ENTRIES - 10} (too deep)`, tool: "list_directory", args: { workdir: "w", path: "big", offset: ENTRIES - 10 } },
   { name: "find_files: *.none", tool: "find_files", args: { workdir: "w", path: "big", pattern: "*.none" } },
   { name: "search_text: absent query", tool: "search_text", args: { workdir: "w", path: "big", query: "zq-no-such-token" } },
 ];

@@ -48,7 +48,7 @@ export class WalkDirRead {
     }
   }
 
-  /** Read one chunk; true once the directory is read. */
+  /** One step of the read (a few hundred entries); true once the directory is read. */
   step(): boolean {
     if (this.sel === null) return true;
     try {
@@ -67,7 +67,7 @@ export class WalkDirRead {
   }
 }
 
-/** Drive a bounded directory read to its end, checking the clock (deadline, yield) between chunks. */
+/** Drive a bounded directory read to its end, checking the clock (deadline, yield) between steps. */
 export async function readDirPaced(sel: DirSmallest, clock: WalkClock): Promise<DirSelection> {
   while (sel.step()) if (clock.due()) await clock.pause();
   return sel.result();
@@ -134,7 +134,7 @@ export class WalkClock {
     return this.due();
   }
 
-  /** tick() without the sampling: read the clock now (after each directory chunk, thousands of entries). */
+  /** tick() without the sampling: read the clock now (after each step of a directory read, a few hundred entries). */
   due(): boolean {
     this.countdown = this.sampleEvery;
     this.stepsAt = globWork.steps;
