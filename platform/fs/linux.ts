@@ -40,6 +40,8 @@ export const AT_REMOVEDIR = 0x200;
 
 const SYS_OPENAT2 = 437n;
 const SYS_OPENAT = process.arch === "arm64" ? 56n : 257n;
+const SYS_GETDENTS64 = process.arch === "arm64" ? 61n : 217n;
+const SEEK_SET = 0;
 
 type Libc = ReturnType<typeof loadLibc>;
 let libc: Libc | null = null;
@@ -58,6 +60,7 @@ function loadLibc() {
     fsetxattr: { args: ["i32", "ptr", "ptr", "u64", "i32"], returns: "i32" },
     fsync: { args: ["i32"], returns: "i32" },
     close: { args: ["i32"], returns: "i32" },
+    lseek: { args: ["i32", "i64", "i32"], returns: "i64" },
   });
   // Two bindings of the same variadic symbol with the argument shapes we need (all integers).
   const openat2 = dlopen("libc.so.6", {
@@ -66,7 +69,11 @@ function loadLibc() {
   const openat = dlopen("libc.so.6", {
     syscall: { args: ["i64", "i64", "ptr", "i64", "i64"], returns: "i64" },
   });
-  return { s: common.symbols, openat2: openat2.symbols.syscall, openat: openat.symbols.syscall };
+  // getdents64 has no glibc wrapper before 2.30: the raw syscall works everywhere
+  const getdents = dlopen("libc.so.6", {
+    syscall: { args: ["i64", "i64", "ptr", "u64"], returns: "i64" },
+  });
+  return { s: common.symbols, openat2: openat2.symbols.syscall, openat: openat.symbols.syscall, getdents64: getdents.symbols.syscall };
 }
 
 function lib(): Libc {
@@ -202,6 +209,20 @@ export function fchown(fd: number, uid: number, gid: number): void {
 /** close(2) without node:fs bookkeeping (hot path of search). */
 export function close(fd: number): void {
   lib().s.close(fd);
+}
+
+/** Rewind a directory descriptor, so a listing always starts at the first entry. */
+export function rewindDir(fd: number): void {
+  check(lib().s.lseek(fd, 0n, SEEK_SET), "lseek");
+}
+
+/**
+ * getdents64(fd, buf, buf.length): packed `linux_dirent64` records
+ * {u64 d_ino, i64 d_off, u16 d_reclen, u8 d_type, char d_name[] (NUL-terminated)}; the byte count
+ * filled, 0 at the end of the directory.
+ */
+export function getdents64(fd: number, buf: Buffer): number {
+  return check(lib().getdents64(SYS_GETDENTS64, BigInt(fd), buf, BigInt(buf.length)), "getdents64");
 }
 
 export function fsync(fd: number): void {

@@ -5,6 +5,7 @@
 
 import { platformError } from "../errors.ts";
 import { PLATFORM_NAME, select } from "../os.ts";
+import type { DirSmallest } from "./dir-select.ts";
 import { darwinNative } from "./resolve-darwin.ts";
 import { linuxNative } from "./resolve-linux.ts";
 import { windowsNative } from "./resolve-windows.ts";
@@ -21,6 +22,8 @@ export type OpenKind =
   | "read"
   /** A brand-new file: exclusive create, no follow. */
   | "createExclusive";
+
+export type { DirSelection, DirSmallest } from "./dir-select.ts";
 
 export interface DirEntryInfo {
   name: string;
@@ -40,15 +43,20 @@ export interface FsNative {
   openBeneath(dirfd: number, parts: readonly string[], kind: OpenKind, mode?: number): number;
   /** Re-open an "object" descriptor of a regular file for reading (same inode, no path lookup). */
   reopenForRead(objectFd: number): number;
-  /** Entries of a directory opened with "dirList" (never "." or ".."). */
+  /** Entries of a directory opened with "dirList" (never "." or ".."; never a mount point when confined). */
   readDir(dirFd: number): DirEntryInfo[];
   /**
-   * Just the names (never "." or ".."): what list_directory needs. A huge directory costs one
-   * string per entry here, against about three times that with an entry object each.
+   * The `k` smallest entries, in code-point name order, of a directory opened with "dirList",
+   * among those `keep` accepts, plus how many it accepted (`visible`). As with readDir, "." and
+   * "..", and in a root opened with crossMounts = false every mount point, are never entries.
+   * This is how list_directory, find_files and search_text read directories: memory must stay
+   * O(k) however many entries the directory holds, so a backend feeds its native listing in
+   * bounded chunks to selectInSteps (dir-select.ts), which offers a few hundred entries per
+   * step(); the caller checks its deadline and yields between steps. Linux: getdents64 into one
+   * reused buffer. macOS: readdirSync as the one chunk (no streaming reader there yet). Every
+   * backend, the Windows one included, must implement it.
    */
-  readDirNames(dirFd: number): string[];
-  /** Names only, as fast as the platform allows (find/search walks). */
-  readDirFast(dirFd: number): DirEntryInfo[];
+  readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean): DirSmallest;
   /** lstat of a child name of a held directory. */
   lstatChild(dirFd: number, name: string): import("node:fs").BigIntStats;
   linkAt(dirFd: number, oldName: string, newName: string): void;

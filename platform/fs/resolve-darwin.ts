@@ -11,6 +11,7 @@
 
 import fs from "node:fs";
 import * as sys from "./darwin.ts";
+import { selectInSteps } from "./dir-select.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
 const { O } = sys;
@@ -181,15 +182,15 @@ export const darwinNative: FsNative = {
     return out;
   },
 
-  readDirNames(dirFd) {
+  readDirSmallest(dirFd, k, keep) {
+    // No streaming reader here yet: the whole listing is the one chunk, offered in steps.
     const h = base(dirFd);
-    const names = fs.readdirSync(h.path);
-    verifyListed(h, dirFd);
-    return names.filter((name) => !isMountPoint(h, name));
-  },
-
-  readDirFast(dirFd) {
-    return darwinNative.readDir(dirFd);
+    return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(h, name), (push) => {
+      const entries = fs.readdirSync(h.path, { withFileTypes: true });
+      verifyListed(h, dirFd);
+      for (const d of entries) push(d.name, direntKind(d));
+      return false;
+    });
   },
 
   lstatChild(dirFd, name) {

@@ -2,13 +2,16 @@
 // held directory descriptor, so the kernel refuses any symlink in any component and any escape.
 // Kernels without openat2 (< 5.6) get a component-by-component walk: each step opens ONE name
 // relative to the previous descriptor with O_NOFOLLOW, so no path string is ever re-resolved and
-// no symlink is ever followed. Directory listing and child lstat go through /proc/self/fd/<n>/,
-// where the only link crossed is our own descriptor's magic link.
+// no symlink is ever followed. Directories are listed with getdents64 on the held descriptor
+// itself (dirents-linux.ts); child lstat goes through /proc/self/fd/<n>/, where the only link
+// crossed is our own descriptor's magic link.
 // A workdir with cross_mounts = false is confined to the mount its root is on: openat2 adds
 // RESOLVE_NO_XDEV, the fallback walk compares each component's mount id with its base's, and a
 // child lstat goes through such an open instead of the /proc path (which would cross).
 
 import fs from "node:fs";
+import { selectInSteps } from "./dir-select.ts";
+import { DirentReader } from "./dirents-linux.ts";
 import * as sys from "./linux.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
@@ -112,14 +115,6 @@ function walkOpen(dirfd: number, parts: readonly string[], flags: number, mode: 
   }
 }
 
-function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
-  if (d.isFile()) return "file";
-  if (d.isDirectory()) return "directory";
-  if (d.isSymbolicLink()) return "symlink";
-  if (d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return "other";
-  return "unknown";
-}
-
 /**
  * In a confined directory, a mount point is not an entry at all: listings, find and search must
  * neither show its name nor descend. Costs one O_PATH open per entry, only where cross_mounts = false.
@@ -175,20 +170,19 @@ export const linuxNative: FsNative = {
   readDir(dirFd) {
     const out: DirEntryInfo[] = [];
     const noXdev = confined.has(dirFd);
-    for (const d of fs.readdirSync(procPath(dirFd), { withFileTypes: true })) {
-      if (noXdev && isMountPoint(dirFd, d.name)) continue;
-      out.push({ name: d.name, kind: direntKind(d) });
-    }
+    const reader = new DirentReader(dirFd);
+    while (
+      reader.next((name, kind) => {
+        if (!noXdev || !isMountPoint(dirFd, name)) out.push({ name, kind });
+      })
+    );
     return out;
   },
 
-  readDirNames(dirFd) {
-    const names = fs.readdirSync(procPath(dirFd));
-    return confined.has(dirFd) ? names.filter((name) => !isMountPoint(dirFd, name)) : names;
-  },
-
-  readDirFast(dirFd) {
-    return linuxNative.readDir(dirFd);
+  readDirSmallest(dirFd, k, keep) {
+    const noXdev = confined.has(dirFd);
+    const reader = new DirentReader(dirFd);
+    return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !(noXdev && isMountPoint(dirFd, name)), (push) => reader.next(push));
   },
 
   lstatChild(dirFd, name) {

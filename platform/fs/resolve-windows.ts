@@ -16,6 +16,7 @@ import fs from "node:fs";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 import { looksLikeShortName } from "./windows-names.ts";
 import * as nt from "./windows.ts";
+import { selectInSteps } from "./dir-select.ts";
 import { copySecurity } from "./windows-security.ts";
 
 const { A, OPT, DISP } = nt;
@@ -166,12 +167,18 @@ export const windowsNative: FsNative = {
     return out;
   },
 
-  readDirNames(dirFd) {
-    return windowsNative.readDir(dirFd).map((e) => e.name);
-  },
-
-  readDirFast(dirFd) {
-    return windowsNative.readDir(dirFd);
+  readDirSmallest(dirFd, k, keep) {
+    // NtQueryDirectoryFile already streams: each 64 KiB batch is one chunk of the bounded selection.
+    const h = nt.handleOf(dirFd);
+    const buf = new Uint8Array(64 * 1024);
+    let first = true;
+    return selectInSteps(k, (name) => keep === undefined || keep(name), (push) => {
+      const batch = nt.queryDirectory(h, buf, first);
+      first = false;
+      if (batch === null) return false;
+      for (const e of batch) if (e.name !== "." && e.name !== "..") push(e.name, kindOf(e));
+      return true;
+    });
   },
 
   lstatChild(dirFd, name) {

@@ -2,7 +2,9 @@
 // regular files only. Every directory is re-opened from the workdir root by its relative path
 // (kernel-checked, no symlink followed), so at most one directory descriptor is open at a time
 // however deep or wide the tree. Hidden, denied and reserved entries are skipped and never
-// descended; every child seen counts toward max_walk_entries before any filtering. The walk runs
+// descended; every child seen counts toward max_walk_entries before any filtering, and each
+// directory is read keeping only as many of its smallest entries as that budget still allows, so
+// one huge directory costs memory in proportion to the budget, not to its size. The walk runs
 // under search_timeout_seconds (SEARCH_TIMEOUT) and gives the event loop back every 25 ms, so a
 // big tree never holds up other requests.
 
@@ -10,7 +12,7 @@ import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileFnmatch, MAX_GLOB_CHARS, type GlobMatcher } from "./glob.ts";
 import type { DirEntryInfo } from "../../platform/fs/native.ts";
-import { entryKind, openWalkDir, readWalkDir, WalkClock } from "./walk.ts";
+import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
@@ -26,6 +28,8 @@ interface Pending {
 interface Open {
   dir: Pending;
   fd: number;
+  /** Until the directory is read: the read in progress (it may pause between chunks). */
+  read: WalkDirRead | null;
   entries: DirEntryInfo[];
   next: number;
   subdirs: Pending[];
@@ -83,9 +87,13 @@ class FindWalk {
         const fd = openWalkDir(ws, t, this.root, dir, this.first);
         if (fd === null) continue;
         this.first = false;
-        c = this.cur = { dir, fd, entries: [], next: 0, subdirs: [] };
-        const entries = readWalkDir(ws, t, fd);
-        if (entries !== null) c.entries = entries;
+        c = this.cur = { dir, fd, read: null, entries: [], next: 0, subdirs: [] };
+        c.read = new WalkDirRead(ws, t, fd, this.maxWalk - this.walked + 1);
+      }
+      if (c.read !== null) {
+        while (!c.read.step()) if (clock.due()) return false;
+        c.entries = c.read.entries;
+        c.read = null;
       }
       const { dir, fd, entries, subdirs } = c;
       while (c.next < entries.length) {

@@ -1,17 +1,17 @@
 // list_directory: one scan of a directory opened beneath the root without following symlinks,
 // policy-filtered, sorted by code point, sliced, then lstat of the page's children through the
-// held descriptor. Only names are kept for the whole directory: a huge directory costs one string
-// per entry, and the entry objects are built for at most one page. The policy filter, which runs
-// on every name, gives the event loop back every 25 ms so other requests keep being answered (no
-// deadline: a listing is bounded by the directory itself).
+// held descriptor. The scan keeps only the offset + limit smallest visible names (readDirSmallest),
+// so a page costs memory in proportion to how deep it is, never to how large the directory is;
+// the depth is bounded by max_walk_entries (deeper: INVALID_ARGUMENT naming offset). The scan
+// gives the event loop back every 25 ms so other requests keep being answered (no deadline: a
+// listing is bounded by the directory itself).
 
-import { errnoCode } from "../errors.ts";
+import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { openAt } from "./open.ts";
-import { compareNames } from "./order.ts";
 import { isoSeconds, typeOf, type ObjectType } from "./revision.ts";
-import { WalkClock } from "./walk.ts";
+import { readDirPaced, WalkClock } from "./walk.ts";
 
 export interface ListEntry {
   name: string;
@@ -32,27 +32,31 @@ export interface ListDirectoryOutput {
 }
 
 export async function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): Promise<ListDirectoryOutput> {
+  // the first page is always reachable, however small max_walk_entries is configured
+  const limits = ws.registry.limits;
+  const maxDepth = Math.max(limits.max_walk_entries, limits.max_list_entries);
+  if (offset + limit > maxDepth) {
+    throw fail("INVALID_ARGUMENT", t.alias, t.rel, `offset + limit must be at most ${maxDepth} (max_walk_entries); got offset ${offset} with limit ${limit}`);
+  }
   const root = ws.rootFd(t);
   const dirFd = openAt(ws, t, root, t.parts, "dirList", "read");
   const pace = new WalkClock(t, Number.POSITIVE_INFINITY, undefined, "list", 64);
   try {
-    let names: string[];
+    const policy = t.wd.policy;
+    let page: { name: string }[];
+    let visible: number;
     try {
-      names = ws.native.readDirNames(dirFd);
+      const sel = await readDirPaced(ws.native.readDirSmallest(dirFd, offset + limit, (name) => policy.entryVisible(t.rel, name)), pace);
+      page = sel.entries.slice(offset);
+      visible = sel.visible;
     } catch (err) {
+      if (err instanceof ServerfsError) throw err;
       const code = errnoCode(err);
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
       throw fail("ACCESS_DENIED", t.alias, t.rel);
     }
-    const visible: string[] = [];
-    for (const name of names) {
-      if (pace.tick()) await pace.pause();
-      if (t.wd.policy.entryVisible(t.rel, name)) visible.push(name);
-    }
-    names = []; // the unfiltered list is garbage from here on
-    visible.sort(compareNames);
     const entries: ListEntry[] = [];
-    for (const name of visible.slice(offset, offset + limit)) {
+    for (const { name } of page) {
       let st;
       try {
         st = ws.native.lstatChild(dirFd, name);
@@ -68,7 +72,7 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
         modified_at: isoSeconds(st),
       });
     }
-    return { workdir: t.alias, path: t.rel, entries, offset, limit, returned: entries.length, has_more: offset + limit < visible.length };
+    return { workdir: t.alias, path: t.rel, entries, offset, limit, returned: entries.length, has_more: offset + limit < visible };
   } finally {
     closeQuietly(dirFd);
   }

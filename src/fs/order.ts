@@ -1,37 +1,6 @@
-// Code-point order for names. JavaScript's default string order compares UTF-16 code units, which
-// puts U+E000..U+FFFF after astral characters; remapping the two ranges restores code-point order
-// (the same order as comparing UTF-8 bytes) without allocating.
-
-function fix(c: number): number {
-  if (c >= 0xd800 && c <= 0xdfff) return c + 0x2000;
-  if (c >= 0xe000) return c - 0x800;
-  return c;
-}
-
-export function compareNames(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return x < 0xd800 && y < 0xd800 ? x - y : fix(x) - fix(y);
-  }
-  return a.length - b.length;
-}
-
-const BEYOND_BMP_LOW = /[\ud800-\uffff]/;
-
-/** Sort directory entries by name in code-point order; the native comparison suffices unless a name holds U+D800 or above. */
-export function sortByName<T extends { name: string }>(entries: T[]): T[] {
-  let simple = true;
-  for (const e of entries) {
-    if (BEYOND_BMP_LOW.test(e.name)) {
-      simple = false;
-      break;
-    }
-  }
-  if (simple) return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return entries.sort((a, b) => compareNames(a.name, b.name));
-}
+// Code-point name order (kept with the platform's bounded directory readers, which select in it)
+// and the caller-limit clamp.
+export { compareNames, sortByName } from "../../platform/fs/name-order.ts";
 
 /** Clamp a caller limit to [1, max], falling back to the published default. */
 export function clampLimit(value: number | undefined | null, fallback: number, max: number): number {

@@ -3,7 +3,9 @@
 // cut at the start of the 64 KiB block containing the first NUL (earlier matches survive); lines
 // split on \n with \r kept; an undecodable line never matches while other lines of the file still
 // can; .git/.hg/.svn never searched; hidden/denied/reserved filtered on the FULL workdir-relative
-// path; `glob` relative to the search root; early stop once limit+1 matches exist; a wall-clock
+// path; `glob` relative to the search root; early stop once limit+1 matches exist; the walk
+// visits at most max_walk_entries entries (then truncated: true), each directory read keeping
+// only as many of its smallest entries as that budget still allows; a wall-clock
 // deadline, checked on every directory entry and inside large files, with the event loop given
 // back every 25 ms. A match's text is capped at 2 KiB (UTF-8 safe) with text_truncated: true.
 //
@@ -18,7 +20,7 @@ import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
 import { Scanner, type SearchMatch } from "./scan.ts";
-import { entryKind, openWalkDir, readWalkDir, WalkClock } from "./walk.ts";
+import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 
 export type { SearchMatch } from "./scan.ts";
 
@@ -54,6 +56,10 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   const matches: SearchMatch[] = [];
   const stack: { parts: string[]; rel: string; sub: string }[] = [{ parts: t.parts, rel: t.rel, sub: "" }];
   let first = true;
+  // Like find_files: every child seen counts toward max_walk_entries before any filtering.
+  const maxWalk = limits.max_walk_entries;
+  let walked = 0;
+  let capped = false;
 
   // A search root inside a VCS directory is validated like any other, then holds nothing to search.
   const insideVcs = t.parts.some((p) => VCS_DIRS.has(p));
@@ -70,10 +76,14 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
     }
     const subdirs: { parts: string[]; rel: string; sub: string }[] = [];
     try {
-      const entries = readWalkDir(ws, t, dirFd);
-      if (entries === null) continue;
-      for (const e of entries) {
+      const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1);
+      while (!read.step()) if (clock.due()) await clock.pause();
+      for (const e of read.entries) {
         if (clock.tick()) await clock.pause();
+        if (++walked > maxWalk) {
+          capped = true;
+          break walk;
+        }
         if (VCS_DIRS.has(e.name)) continue;
         if (!policy.entryVisible(dir.rel, e.name)) continue;
         const kind = entryKind(ws, dirFd, e);
@@ -115,7 +125,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { parts: string[]; rel: string; sub: string });
   }
-  const truncated = matches.length > args.limit;
+  const truncated = capped || matches.length > args.limit;
   const returned = truncated ? matches.slice(0, args.limit) : matches;
   return { matches: returned, returned: returned.length, truncated };
 }
