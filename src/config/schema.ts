@@ -9,7 +9,7 @@
 // core costs ~50 ms (bench/startup/config-load.ts). Errors are the same ArkErrors either way.
 import { ArkErrors, rootSchema } from "@ark/schema";
 import { RESERVED_RUNTIME_NAMES } from "../runtimes/catalog.ts";
-import { BOUNDS } from "./defaults.ts";
+import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
 import type { ApprovalsPath } from "./types.ts";
 
@@ -66,7 +66,7 @@ const bool: Node = rootSchema({
 const positiveInt = integerIn(Number.MAX_SAFE_INTEGER, "a positive integer");
 const strList = (max: number, what: string) => listOf(str, max, `a list of at most ${max} ${what}`);
 
-const alias = matching("^[A-Za-z][A-Za-z0-9_-]{0,31}$", "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
+const alias = matching(ALIAS_PATTERN, "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
 const runtimeName = matching(
   `^(${RESERVED_RUNTIME_NAMES.join("|")}|acp-[a-z][a-z0-9_-]{0,27})$`,
   `a runtime name: ${RESERVED_RUNTIME_NAMES.map((n) => `"${n}"`).join(", ")} or "acp-<profile id>"`,
