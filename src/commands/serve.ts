@@ -1,6 +1,8 @@
 // `serverfs serve`: the MCP server over stdio that an MCP host launches. stdout carries MCP
 // frames only; every log line is one JSON object on stderr (src/log.ts). Nothing on this path
 // may call console.log.
+// First: it must run before any zod schema is built (see the module).
+import "../mcp/zod-jitless.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import type { Registry } from "../config/types.ts";
 import { createFileService, type FileService, type MutationGate } from "../fs/index.ts";
