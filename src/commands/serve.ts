@@ -30,9 +30,9 @@ export async function main(argv: string[]): Promise<number> {
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
-  // Not awaited: the host's initialize must not wait on a slow or hung mount.
-  void warnUnusableRoots(logger, registry, files);
-  return serveOverStdio(mcp, logger);
+  // Deferred: the host's initialize must not wait on the root checks (the first check also loads
+  // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
+  return serveOverStdio(mcp, logger, { deferred: () => warnUnusableRoots(logger, registry, files) });
 }
 
 /**
