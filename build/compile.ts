@@ -83,6 +83,9 @@ if (import.meta.main) {
   }
   const targets = (requested.length > 0 ? requested : Object.keys(TARGETS)) as TargetName[];
   mkdirSync(DIST, { recursive: true });
+  // The file tools' JSON Schemas are converted here, not at every start (src/mcp/tools/fs/schemas.ts).
+  const gen = Bun.spawnSync([process.execPath, join(ROOT, "build/tool-schemas.ts")], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: withoutBunOverrides(process.env) });
+  if (gen.exitCode !== 0) throw new Error(`build/tool-schemas.ts failed (exit ${gen.exitCode})`);
   for (const t of targets) {
     const started = performance.now();
     const out = await compile(t);

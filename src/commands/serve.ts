@@ -1,6 +1,8 @@
 // `serverfs serve`: the MCP server over stdio that an MCP host launches. stdout carries MCP
 // frames only; every log line is one JSON object on stderr (src/log.ts). Nothing on this path
 // may call console.log.
+// First: it must run before any zod schema is built (see the module).
+import "../mcp/zod-jitless.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import type { Registry } from "../config/types.ts";
 import { createFileService, type FileService, type MutationGate } from "../fs/index.ts";
@@ -28,9 +30,9 @@ export async function main(argv: string[]): Promise<number> {
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
-  // Not awaited: the host's initialize must not wait on a slow or hung mount.
-  void warnUnusableRoots(logger, registry, files);
-  return serveOverStdio(mcp, logger);
+  // Deferred: the host's initialize must not wait on the root checks (the first check also loads
+  // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
+  return serveOverStdio(mcp, logger, { deferred: () => warnUnusableRoots(logger, registry, files) });
 }
 
 /**

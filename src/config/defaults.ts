@@ -79,4 +79,7 @@ export const BOUNDS = {
   maxConfigFileBytes: 1_048_576,
 } as const;
 
+/** The alias grammar: the schema checks it, and `serve --workdir` uses it to skip the schema (load.ts). */
+export const ALIAS_PATTERN = "^[A-Za-z][A-Za-z0-9_-]{0,31}$";
+
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;

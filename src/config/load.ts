@@ -4,10 +4,12 @@
 // is accepted from one source and refused from another.
 import * as path from "node:path";
 import { parseEnvSource } from "./env-source.ts";
+import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { isAbsoluteHostPath } from "./host-path.ts";
 import { normalizeDocument } from "./normalize.ts";
 import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
 import { parseTomlSource } from "./toml-source.ts";
+import type { RawDocument } from "./schema.ts";
 import type { Registry, RegistrySource } from "./types.ts";
 
 export type LoadInput = { configFile: string } | { envFile: string };
@@ -60,8 +62,24 @@ export async function registryFromWorkdirArgs(specs: readonly string[], cwd: str
     if (head === "workdirs" && typeof index === "number") return `#${index + 1}${typeof field === "string" ? `.${field}` : ""}`;
     return p.join(".");
   };
-  const registry = await validate({ workdirs }, namer, label);
+  const doc = { workdirs };
+  const registry = passesShapeCheck(doc) ? normalized(doc, namer, label) : await validate(doc, namer, label);
   return { registry, source: { format: "cli", file: null } };
+}
+
+const ALIAS = new RegExp(ALIAS_PATTERN);
+
+/**
+ * A `--workdir` document has only string aliases, string paths and boolean read_only flags, so
+ * the schema can refuse it for two reasons only: the workdir count and an alias outside the
+ * grammar (the same pattern the schema compiles). When neither applies the schema would hand the
+ * document back unchanged, and loading it (the largest cost of a `serve` start) is skipped; a
+ * refusal still comes from the schema, in its words (test/config/workdir-args.test.ts holds the
+ * two to the same verdict).
+ */
+export function passesShapeCheck(doc: { workdirs: readonly { alias: string }[] }): boolean {
+  const n = doc.workdirs.length;
+  return n >= 1 && n <= BOUNDS.maxTomlWorkdirs && doc.workdirs.every((w) => ALIAS.test(w.alias));
 }
 
 async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Registry> {
@@ -71,8 +89,12 @@ async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Re
   const { checkRawDocument } = await import("./schema.ts");
   const checked = checkRawDocument(raw);
   if (!checked.ok) throw configurationError(file, nameProblems(checked.problems, namer));
-  const normalized = normalizeDocument(checked.doc, namer);
-  if (!normalized.ok) throw configurationError(file, nameProblems(normalized.problems, namer));
-  return normalized.registry;
+  return normalized(checked.doc, namer, file);
+}
+
+function normalized(doc: RawDocument, namer: KeyNamer, file: string): Registry {
+  const result = normalizeDocument(doc, namer);
+  if (!result.ok) throw configurationError(file, nameProblems(result.problems, namer));
+  return result.registry;
 }
 

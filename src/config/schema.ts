@@ -9,7 +9,7 @@
 // core costs ~50 ms (bench/startup/config-load.ts). Errors are the same ArkErrors either way.
 import { ArkErrors, rootSchema } from "@ark/schema";
 import { RESERVED_RUNTIME_NAMES } from "../runtimes/catalog.ts";
-import { BOUNDS } from "./defaults.ts";
+import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
 import type { ApprovalsPath } from "./types.ts";
 
@@ -66,7 +66,7 @@ const bool: Node = rootSchema({
 const positiveInt = integerIn(Number.MAX_SAFE_INTEGER, "a positive integer");
 const strList = (max: number, what: string) => listOf(str, max, `a list of at most ${max} ${what}`);
 
-const alias = matching("^[A-Za-z][A-Za-z0-9_-]{0,31}$", "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
+const alias = matching(ALIAS_PATTERN, "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
 const runtimeName = matching(
   `^(${RESERVED_RUNTIME_NAMES.join("|")}|acp-[a-z][a-z0-9_-]{0,27})$`,
   `a runtime name: ${RESERVED_RUNTIME_NAMES.map((n) => `"${n}"`).join(", ")} or "acp-<profile id>"`,
@@ -91,41 +91,44 @@ const policyFields = {
   refuse_hardlinked_reads: bool,
 };
 
-const workdir = table(
-  { alias, path: str },
-  {
-    description: str,
-    read_only: bool,
-    agent_mode: agentMode,
-    agent_runtimes: listOf(runtimeName, BOUNDS.maxAcpProfiles + 4, "a list of runtime names"),
-    ...policyFields,
-  },
-);
+const workdir = (): Node =>
+  table(
+    { alias, path: str },
+    {
+      description: str,
+      read_only: bool,
+      agent_mode: agentMode,
+      agent_runtimes: listOf(runtimeName, BOUNDS.maxAcpProfiles + 4, "a list of runtime names"),
+      ...policyFields,
+    },
+  );
 
-const nativeRuntime = table({}, { enabled: bool, bin: str, use_proxy: bool });
+const nativeRuntime = (): Node => table({}, { enabled: bool, bin: str, use_proxy: bool });
 
-const acpProfile = table(
-  { id: acpId, command: str },
-  {
-    args: strList(BOUNDS.maxAcpArgs, "argument strings"),
-    use_proxy: bool,
-    tmpdir_env: strList(BOUNDS.maxAcpTmpdirEnv, "environment variable names"),
-    probe_timeout_seconds: integerIn(
-      BOUNDS.maxAcpProbeTimeoutSeconds,
-      `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`,
-    ),
-    shutdown_timeout_seconds: integerIn(
-      BOUNDS.maxAcpShutdownTimeoutSeconds,
-      `an integer from 1 to ${BOUNDS.maxAcpShutdownTimeoutSeconds}`,
-    ),
-  },
-);
+const acpProfile = (): Node =>
+  table(
+    { id: acpId, command: str },
+    {
+      args: strList(BOUNDS.maxAcpArgs, "argument strings"),
+      use_proxy: bool,
+      tmpdir_env: strList(BOUNDS.maxAcpTmpdirEnv, "environment variable names"),
+      probe_timeout_seconds: integerIn(
+        BOUNDS.maxAcpProbeTimeoutSeconds,
+        `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`,
+      ),
+      shutdown_timeout_seconds: integerIn(
+        BOUNDS.maxAcpShutdownTimeoutSeconds,
+        `an integer from 1 to ${BOUNDS.maxAcpShutdownTimeoutSeconds}`,
+      ),
+    },
+  );
 
-const rawDocument = table(
-  { workdirs: listOf(workdir, BOUNDS.maxTomlWorkdirs, `a list of 1 to ${BOUNDS.maxTomlWorkdirs} workdirs`, 1) },
-  {
-    server: table({}, { log_level: str, state_dir: str }),
-    limits: table(
+// Each top-level section's node is built the first time a document has that section: a deployment
+// without `[agent]` never builds the agent schema (the largest), nor pays for sections it omits.
+const SECTIONS: Record<string, () => Node> = {
+  server: () => table({}, { log_level: str, state_dir: str }),
+  limits: () =>
+    table(
       {},
       {
         default_list_limit: positiveInt,
@@ -138,8 +141,9 @@ const rawDocument = table(
         max_edits_per_call: positiveInt,
       },
     ),
-    defaults: table({}, policyFields),
-    agent: table(
+  defaults: () => table({}, policyFields),
+  agent: () =>
+    table(
       {},
       {
         enabled: bool,
@@ -153,15 +157,42 @@ const rawDocument = table(
         approvals: approvalsPath,
         event_idle_timeout_seconds: positiveInt,
         provider_env_file: str,
-        codex: nativeRuntime,
-        claude: nativeRuntime,
-        qoder: nativeRuntime,
+        codex: nativeRuntime(),
+        claude: nativeRuntime(),
+        qoder: nativeRuntime(),
         proxy: table({}, { enabled: bool, url: str, no_proxy: strList(BOUNDS.maxNoProxyEntries, "host strings") }),
-        acp_profiles: listOf(acpProfile, BOUNDS.maxAcpProfiles, `a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
+        acp_profiles: listOf(acpProfile(), BOUNDS.maxAcpProfiles, `a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
       },
     ),
-  },
-);
+};
+
+const builtSections = new Map<string, Node>();
+const documents = new Map<string, Node>();
+let workdirList: Node | undefined;
+
+/**
+ * The document node for a document with these top-level keys. An absent optional section checks
+ * nothing, so leaving it out of the table changes no verdict; a key that is not a section is
+ * still refused as unknown. Sections keep their declared order, so problems keep theirs.
+ */
+function documentNode(raw: unknown): Node {
+  const present = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? new Set(Object.keys(raw)) : new Set<string>();
+  const names = Object.keys(SECTIONS).filter((name) => present.has(name));
+  const signature = names.join(",");
+  let node = documents.get(signature);
+  if (!node) {
+    workdirList ??= listOf(workdir(), BOUNDS.maxTomlWorkdirs, `a list of 1 to ${BOUNDS.maxTomlWorkdirs} workdirs`, 1);
+    const optional: Record<string, Node> = {};
+    for (const name of names) {
+      let section = builtSections.get(name);
+      if (!section) builtSections.set(name, (section = SECTIONS[name]!()));
+      optional[name] = section;
+    }
+    node = table({ workdirs: workdirList }, optional);
+    documents.set(signature, node);
+  }
+  return node;
+}
 
 // ---- the TypeScript view of a document that passed the check above.
 
@@ -258,7 +289,7 @@ function describeActual(value: unknown): string {
 
 /** Check the raw document's shape. Problems come in the schema's traversal order (deterministic). */
 export function checkRawDocument(raw: unknown): { ok: true; doc: RawDocument } | { ok: false; problems: Problem[] } {
-  const out: unknown = rawDocument(raw);
+  const out: unknown = documentNode(raw)(raw);
   if (!(out instanceof ArkErrors)) return { ok: true, doc: out as RawDocument };
   const problems: Problem[] = [];
   for (const err of out) {

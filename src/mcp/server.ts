@@ -35,6 +35,8 @@ import { InFlight } from "./inflight.ts";
 import { SERVER_INSTRUCTIONS } from "./instructions.ts";
 import { buildToolSurface } from "./surface.ts";
 import { type McpTool, type RequestExtra, type ToolRuntime, auditRefusedCall } from "./tool.ts";
+import { prebuiltSchemas } from "./tools/fs/schemas.ts";
+import type { FsToolLimits } from "./tools/fs/common.ts";
 import type { FileServiceApi } from "./tools/fs/service.ts";
 import { RESOURCE_URI_TEMPLATE, parseResourceUri } from "./uri.ts";
 import type { RequestSchemas } from "./wire.ts";
@@ -81,7 +83,8 @@ const RESOURCE_TEMPLATE = {
 
 export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   const { registry, files, logger } = options;
-  const tools = buildToolSurface(registry, { files, limits: files.limits() }, options.agentTools);
+  const limits = files.limits();
+  const tools = buildToolSurface(registry, { files, limits }, options.agentTools);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const runtime: ToolRuntime = { logger, workdirs: new Set(registry.workdirs.map((w) => w.alias)) };
   const inflight = new InFlight();
@@ -119,7 +122,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
     );
     // The order is the surface's (fixed by code, not by a Map's insertion history), so two
     // tools/list answers, in either era, are byte-identical.
-    server.setRequestHandler("tools/list", () => ({ tools: (listing ??= tools.map((t) => t.listing())) }));
+    server.setRequestHandler("tools/list", () => ({ tools: (listing ??= listTools(tools, limits)) }));
     server.setRequestHandler("tools/call", (request, ctx) => {
       const tool = byName.get(request.params.name);
       if (!tool) {
@@ -137,6 +140,12 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   };
 
   return { build, registry, tools, inflight, requests };
+}
+
+/** The tools/list entries: file tools from their build-time schemas when the limits match, others converted now. */
+function listTools(tools: readonly McpTool[], limits: FsToolLimits): ReturnType<McpTool["listing"]>[] {
+  const prebuilt = prebuiltSchemas(limits);
+  return tools.map((t) => t.listing(prebuilt?.[t.name]));
 }
 
 /** What a tool sees of its request, the same in both eras. */

@@ -36,9 +36,27 @@ export function maxFrameBytes(registry: Registry): number {
   return Math.max(10 * 1024 * 1024, 2 * 4 * Math.ceil(binary / 3) + envelope, 6 * text + envelope);
 }
 
+/**
+ * Start-up work that no answer needs waits this long: a host's opening (initialize, tools/list)
+ * is answered well within it, and an operator still sees the start-up warnings at once.
+ */
+const DEFERRED_START_MS = 100;
+
+export interface ServeOptions {
+  /**
+   * Start-up work no answer depends on (the workdir root checks). It runs once, DEFERRED_START_MS
+   * after start or when shutdown begins (which waits for it at most DRAIN_ABORT_MS), whichever
+   * comes first, so a host's opening requests never wait on it.
+   */
+  deferred?: () => Promise<void>;
+}
+
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
-export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<never> {
+export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: ServeOptions = {}): Promise<never> {
   let shutdown: (reason: ShutdownReason) => Promise<void> = async () => {};
+  let deferred: Promise<void> | undefined;
+  const runDeferred = (): Promise<void> => (deferred ??= (options.deferred?.() ?? Promise.resolve()).catch(() => {}));
+  setTimeout(() => void runDeferred(), DEFERRED_START_MS).unref();
   const transport = new GatedStdioTransport(process.stdin, process.stdout, {
     // An oversized frame closes the transport (as the SDK's own does); without a reader we must not linger.
     onClosed: () => void shutdown("transport_closed"),
@@ -68,6 +86,8 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger): Promise<
     stopping = true;
     const started = performance.now();
     setTimeout(() => process.exit(0), FORCED_EXIT_MS).unref();
+    // A client that closed before any answer still gets the start-up warnings, within a bound.
+    await Promise.race([runDeferred(), new Promise((resolve) => setTimeout(resolve, DRAIN_ABORT_MS))]);
     const pending = mcp.inflight.size;
     await mcp.inflight.drain(DRAIN_GRACE_MS, DRAIN_ABORT_MS);
     try {

@@ -84,11 +84,20 @@ export interface ToolRuntime {
   workdirs: ReadonlySet<string>;
 }
 
+/** A tool's published JSON Schemas, exactly as `listing()` converts them. */
+export interface ToolSchemas {
+  inputSchema: Tool["inputSchema"];
+  outputSchema: Tool["outputSchema"];
+}
+
 export interface McpTool {
   readonly name: string;
   readonly hints: ToolHints;
-  /** The tools/list entry (schemas converted once, on first use). */
-  listing(): Tool;
+  /**
+   * The tools/list entry, built once, on first use. `schemas` are this tool's schemas converted at
+   * build time (src/mcp/tools/fs/schemas.ts); without them the zod schemas are converted now.
+   */
+  listing(schemas?: ToolSchemas): Tool;
   call(rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult | InputRequiredResult>;
 }
 
@@ -144,19 +153,21 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string,
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
   let cachedListing: Tool | undefined;
 
-  const listing = (): Tool => {
+  const listing = (schemas?: ToolSchemas): Tool => {
     cachedListing ??= {
       name: spec.name,
       title: spec.title,
       description: spec.description,
-      inputSchema: jsonSchemaOf(spec.input, "input") as Tool["inputSchema"],
+      inputSchema: schemas?.inputSchema ?? (jsonSchemaOf(spec.input, "input") as Tool["inputSchema"]),
       // An error result also carries structuredContent ({code, message}); the SDK client
       // validates structuredContent whenever it is present, so the published schema admits
       // exactly the success object or the error object.
-      outputSchema: {
-        type: "object",
-        anyOf: [jsonSchemaOf(spec.output, "output"), ERROR_OUTPUT_JSON_SCHEMA],
-      } as Tool["outputSchema"],
+      outputSchema:
+        schemas?.outputSchema ??
+        ({
+          type: "object",
+          anyOf: [jsonSchemaOf(spec.output, "output"), ERROR_OUTPUT_JSON_SCHEMA],
+        } as Tool["outputSchema"]),
       annotations: { title: spec.title, ...spec.hints, openWorldHint: false },
     };
     return cachedListing;

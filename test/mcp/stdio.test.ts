@@ -200,6 +200,53 @@ describe("process lifecycle", () => {
     }
   });
 
+  test("the root checks run after the opening is answered, and still before an immediate EOF exits", async () => {
+    const spec = ["--workdir", `ok=${path.join(base, "ro")}`, "--workdir", `gone=${path.join(base, "missing-root")}`];
+    const warned = async (stderr: string) =>
+      stderr
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.event === "workdir_unavailable" || l.event === "startup" || l.event === "shutdown")
+        .map((l) => [l.event, l.workdir ?? null, l.error_code ?? null]);
+    // stdin closed before any request: the warning is still logged, before the shutdown line.
+    const closed = spawnServe(spec);
+    closed.stdin.end();
+    expect(await closed.exited).toBe(0);
+    expect(await warned(await new Response(closed.stderr).text())).toEqual([
+      ["startup", null, null],
+      ["workdir_unavailable", "gone", "PATH_NOT_FOUND"],
+      ["shutdown", null, null],
+    ]);
+    // A client that stays connected sees it while connected (not only at shutdown).
+    const open = spawnServe(spec);
+    const reader = open.stdout.getReader();
+    open.stdin.write(frames(INIT));
+    open.stdin.flush();
+    await readUntil(reader, 1, []);
+    const errReader = open.stderr.getReader();
+    const decoder = new TextDecoder();
+    let stderr = "";
+    while (!stderr.includes("workdir_unavailable")) {
+      const { value, done } = await errReader.read();
+      if (done) break;
+      stderr += decoder.decode(value, { stream: true });
+    }
+    expect(stderr).not.toContain('"event":"shutdown"');
+    open.kill("SIGTERM");
+    expect(await open.exited).toBe(0);
+    for (;;) {
+      const { value, done } = await errReader.read();
+      if (done) break;
+      stderr += decoder.decode(value, { stream: true });
+    }
+    expect(await warned(stderr)).toEqual([
+      ["startup", null, null],
+      ["workdir_unavailable", "gone", "PATH_NOT_FOUND"],
+      ["shutdown", null, null],
+    ]);
+  });
+
   test("SIGTERM exits cleanly with code 0", async () => {
     const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
     const reader = proc.stdout.getReader();
