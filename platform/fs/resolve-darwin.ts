@@ -11,6 +11,7 @@
 
 import fs from "node:fs";
 import * as sys from "./darwin.ts";
+import { darwinPreservesXattr } from "./xattr-darwin.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
 const { O } = sys;
@@ -213,6 +214,6 @@ export const darwinNative: FsNative = {
   setXattr: sys.setXattr,
   fsync: sys.fsync,
   closeFast: closeQuietly,
-  preservesXattr: () => true,
+  preservesXattr: darwinPreservesXattr,
   copyAcl: sys.copyAcl,
 };

@@ -1,7 +1,11 @@
 // `serverfs serve`: the MCP server over stdio that an MCP host launches. stdout carries MCP
 // frames only; every log line is one JSON object on stderr (src/log.ts). Nothing on this path
 // may call console.log.
+import os from "node:os";
+import { osReleaseProblem } from "../../platform/darwin/version.ts";
+import { PLATFORM_NAME } from "../../platform/os.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
+import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
 import { createFileService, type FileService, type MutationGate } from "../fs/index.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -20,6 +24,9 @@ export async function main(argv: string[]): Promise<number> {
   if (configFile === undefined && workdirSpecs.length === 0) {
     throw usage("serve needs --config FILE or at least one --workdir ALIAS=PATH[:rw]");
   }
+  // Before anything is opened: on a kernel too old to enforce the file containment (macOS < 11).
+  const osProblem = osReleaseProblem(PLATFORM_NAME, os.release());
+  if (osProblem !== null) throw new ServerfsError("PLATFORM_UNSUPPORTED", osProblem);
 
   const { registry } =
     configFile !== undefined ? await loadRegistry({ configFile }) : await registryFromWorkdirArgs(workdirSpecs);

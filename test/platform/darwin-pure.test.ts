@@ -1,0 +1,105 @@
+// The macOS decisions that are pure functions of OS facts, run on every OS: which xattrs an edit
+// carries over, which Darwin releases serve refuses, which launchd domain `serverfs service`
+// uses and how bootstrap retries while a label drains. The Mac-only halves (the real kernel, the
+// real launchctl) are listed in docs/platform.md, "macOS: verified / written / checks to run on a Mac".
+import { describe, expect, test } from "bun:test";
+import { BOOTSTRAP_ATTEMPTS, BOOTSTRAP_RETRY_MS, bootstrapWithRetry, launchdDomain } from "../../platform/darwin/launchd-domain.ts";
+import { launchAgentPlist } from "../../platform/darwin/service.ts";
+import { assertDarwinRelease, darwinReleaseProblem, osReleaseProblem } from "../../platform/darwin/version.ts";
+import { darwinPreservesXattr } from "../../platform/fs/xattr-darwin.ts";
+import type { CommandResult } from "../../platform/service/types.ts";
+import { platformCheck } from "../../src/doctor/checks/version.ts";
+import { fsTypeConcern } from "../../src/doctor/fstype.ts";
+
+describe("macOS xattr policy on replace", () => {
+  test("system-managed attributes the kernel refuses to user processes are skipped", () => {
+    expect(darwinPreservesXattr("com.apple.provenance")).toBe(false);
+    expect(darwinPreservesXattr("com.apple.macl")).toBe(false);
+  });
+  test("quarantine and the SIP marker are kept, so a copy that fails still fails the edit", () => {
+    expect(darwinPreservesXattr("com.apple.quarantine")).toBe(true);
+    expect(darwinPreservesXattr("com.apple.rootless")).toBe(true);
+  });
+  test("every other attribute is carried over; near-miss names are not skipped", () => {
+    for (const name of ["com.apple.FinderInfo", "com.apple.ResourceFork", "com.apple.metadata:kMDItemWhereFroms", "user.x", "com.apple.provenance2", "com.apple.provenanc", "COM.APPLE.PROVENANCE", ""]) {
+      expect(darwinPreservesXattr(name)).toBe(true);
+    }
+  });
+});
+
+describe("Darwin release gate", () => {
+  test("Darwin 20 (macOS 11) and later are served", () => {
+    for (const r of ["20.0.0", "20.6.0", "22.6.0", "24.1.0", "25.0.0", "100.1.2"]) expect(darwinReleaseProblem(r)).toBeNull();
+  });
+  test("Darwin 19 and older are refused with PLATFORM_UNSUPPORTED", () => {
+    for (const r of ["19.6.0", "18.7.0", "9.8.0", "0.1"]) {
+      expect(darwinReleaseProblem(r)).toContain("O_NOFOLLOW_ANY");
+      expect(() => assertDarwinRelease(r)).toThrow(expect.objectContaining({ code: "PLATFORM_UNSUPPORTED" }));
+    }
+  });
+  test("an unparseable release is refused, not assumed new", () => {
+    for (const r of ["", "abc", "v24.1", ".24"]) {
+      expect(darwinReleaseProblem(r)).toContain("unrecognised Darwin release");
+      expect(() => assertDarwinRelease(r)).toThrow(expect.objectContaining({ code: "PLATFORM_UNSUPPORTED" }));
+    }
+  });
+  test("only Darwin has a minimum release", () => {
+    expect(osReleaseProblem("linux", "4.4.0")).toBeNull();
+    expect(osReleaseProblem("win32", "10.0.19045")).toBeNull();
+    expect(osReleaseProblem("darwin", "19.6.0")).not.toBeNull();
+  });
+  test("doctor's platform line fails on a refused release and names the code", () => {
+    const bad = platformCheck("darwin", "19.6.0", "darwin x64 (19.6.0)");
+    expect(bad.status).toBe("FAIL");
+    expect(bad.detail).toContain("PLATFORM_UNSUPPORTED");
+    expect(platformCheck("darwin", "24.1.0", "darwin arm64 (24.1.0)").status).toBe("OK");
+  });
+});
+
+const result = (code: number, found = true): CommandResult => ({ found, code, stdout: "", stderr: "" });
+
+describe("launchd domain", () => {
+  test("gui/<uid> when it exists (a console login)", () => {
+    const calls: string[][] = [];
+    const d = launchdDomain(501, (args) => (calls.push(args), result(0)));
+    expect(d).toEqual({ domain: "gui/501", fallback: false });
+    expect(calls).toEqual([["print", "gui/501"]]);
+  });
+  test("user/<uid> when there is no GUI login (launchctl print fails, e.g. 113 over SSH)", () => {
+    expect(launchdDomain(501, () => result(113))).toEqual({ domain: "user/501", fallback: true });
+  });
+  test("bootstrap retries only EIO (5), a bounded number of times", () => {
+    const codes = [5, 5, 0];
+    const sleeps: number[] = [];
+    const calls: string[][] = [];
+    const r = bootstrapWithRetry("gui/501", "/p.plist", (args) => (calls.push(args), result(codes.shift()!)), (ms) => sleeps.push(ms));
+    expect(r.code).toBe(0);
+    expect(calls).toEqual([0, 1, 2].map(() => ["bootstrap", "gui/501", "/p.plist"]));
+    expect(sleeps).toEqual([BOOTSTRAP_RETRY_MS, BOOTSTRAP_RETRY_MS]);
+
+    let n = 0;
+    const stuck = bootstrapWithRetry("gui/501", "/p.plist", () => (n++, result(5)), () => {});
+    expect(stuck.code).toBe(5);
+    expect(n).toBe(BOOTSTRAP_ATTEMPTS);
+
+    let m = 0;
+    expect(bootstrapWithRetry("gui/501", "/p.plist", () => (m++, result(37)), () => {}).code).toBe(37);
+    expect(m).toBe(1);
+  });
+});
+
+test("the LaunchAgent runs at Standard, not Background, process type", () => {
+  const plist = launchAgentPlist(
+    { executable: ["/usr/local/bin/serverfs"], configPath: "/Users/u/c.toml" },
+    { platform: "darwin", home: "/Users/u", env: {}, uid: 501 },
+  );
+  expect(plist).toContain("  <key>ProcessType</key>\n  <string>Standard</string>");
+  expect(plist).not.toContain("Background");
+});
+
+describe("doctor filesystem types", () => {
+  test("macFUSE mounts are flagged like other FUSE mounts", () => {
+    for (const t of ["macfuse", "osxfuse", "osxfusefs", "fuse", "fuse.sshfs"]) expect(fsTypeConcern(t)).toContain("FUSE");
+    for (const t of ["apfs", "hfs", "ext4"]) expect(fsTypeConcern(t)).toBeNull();
+  });
+});
