@@ -1,10 +1,13 @@
 // The macOS decisions that are pure functions of OS facts, run on every OS: which xattrs an edit
 // carries over, which Darwin releases serve refuses, which launchd domain `serverfs service`
-// uses and how bootstrap retries while a label drains. The Mac-only halves (the real kernel, the
+// uses and how bootstrap retries while a label drains, and how the two task-marker signals combine. The Mac-only halves (the real kernel, the
 // real launchctl) are listed in docs/platform.md, "macOS: verified / written / checks to run on a Mac".
 import { describe, expect, test } from "bun:test";
 import { BOOTSTRAP_ATTEMPTS, BOOTSTRAP_RETRY_MS, bootstrapWithRetry, launchdDomain } from "../../platform/darwin/launchd-domain.ts";
+import { markerFromPaths, markerVerdict } from "../../platform/darwin/marker-file.ts";
+import { vnodeFds, vnodePath } from "../../platform/darwin/proc-reader.ts";
 import { launchAgentPlist } from "../../platform/darwin/service.ts";
+import { MARKER_UNREADABLE } from "../../platform/posix/process-table.ts";
 import { assertDarwinRelease, darwinReleaseProblem, osReleaseProblem } from "../../platform/darwin/version.ts";
 import { darwinPreservesXattr } from "../../platform/fs/xattr-darwin.ts";
 import type { CommandResult } from "../../platform/service/types.ts";
@@ -101,5 +104,47 @@ describe("doctor filesystem types", () => {
   test("macFUSE mounts are flagged like other FUSE mounts", () => {
     for (const t of ["macfuse", "osxfuse", "osxfusefs", "fuse", "fuse.sshfs"]) expect(fsTypeConcern(t)).toContain("FUSE");
     for (const t of ["apfs", "hfs", "ext4"]) expect(fsTypeConcern(t)).toBeNull();
+  });
+});
+
+describe("macOS task marker", () => {
+  const U: typeof MARKER_UNREADABLE = MARKER_UNREADABLE;
+  test("a marker from either signal wins; the descriptor signal first", () => {
+    expect(markerVerdict("run-a", U)).toBe("run-a");
+    expect(markerVerdict(null, "run-b")).toBe("run-b");
+    expect(markerVerdict(U, "run-b")).toBe("run-b");
+    expect(markerVerdict("run-a", "run-b")).toBe("run-a");
+  });
+  test("an environment hidden by SIP with a readable descriptor table is 'no marker'", () => {
+    expect(markerVerdict(null, U)).toBeNull();
+    expect(markerVerdict(null, null)).toBeNull();
+    expect(markerVerdict(U, null)).toBeNull();
+  });
+  test("neither signal readable: unreadable, so the stop is not proved", () => {
+    expect(markerVerdict(U, U)).toBe(U);
+  });
+  test("a run id spelled like a sentinel is still just a run id", () => {
+    expect(markerVerdict("unreadable", U)).toBe("unreadable");
+  });
+  test("the marker file is matched by exact name directly in the marker directory", () => {
+    const dir = "/private/var/folders/xy/T/serverfs-markers-501";
+    const markers = ["run-a", "run-b"];
+    expect(markerFromPaths(["/dev/null", `${dir}/run-b`], dir, markers)).toBe("run-b");
+    for (const other of [`${dir}/run-c`, `${dir}/run-a.tmp`, `${dir}/x/run-a`, `${dir}-evil/run-a`, `/tmp/run-a`, dir]) {
+      expect(markerFromPaths([other], dir, markers)).toBeNull();
+    }
+  });
+  test("PROC_PIDLISTFDS and vnode_fdinfowithpath decoding (sys/proc_info.h layout)", () => {
+    const list = new Uint8Array(8 * 4);
+    const v = new DataView(list.buffer);
+    [[0, 1], [3, 1], [4, 2], [7, 1]].forEach(([fd, type], i) => {
+      v.setInt32(i * 8, fd!, true);
+      v.setUint32(i * 8 + 4, type!, true);
+    });
+    expect(vnodeFds(list, list.length)).toEqual([0, 3, 7]);
+    expect(vnodeFds(list, 16)).toEqual([0, 3]);
+    const info = new Uint8Array(1200);
+    info.set(new TextEncoder().encode("/private/tmp/m/run-a"), 176);
+    expect(vnodePath(info)).toBe("/private/tmp/m/run-a");
   });
 });
