@@ -11,6 +11,7 @@
 
 import fs from "node:fs";
 import * as sys from "./darwin.ts";
+import { listDirFd } from "./dirlist-darwin.ts";
 import { darwinPreservesXattr } from "./xattr-darwin.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
@@ -175,18 +176,15 @@ export const darwinNative: FsNative = {
 
   readDir(dirFd) {
     const h = base(dirFd);
-    const entries = fs.readdirSync(h.path, { withFileTypes: true });
-    verifyListed(h, dirFd);
-    const out: DirEntryInfo[] = [];
-    for (const d of entries) if (!isMountPoint(h, d.name)) out.push({ name: d.name, kind: direntKind(d) });
-    return out;
+    // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
+    return listDirFd(dirFd).filter((e) => !isMountPoint(h, e.name));
   },
 
   readDirNames(dirFd) {
     const h = base(dirFd);
-    const names = fs.readdirSync(h.path);
-    verifyListed(h, dirFd);
-    return names.filter((name) => !isMountPoint(h, name));
+    return listDirFd(dirFd)
+      .map((e) => e.name)
+      .filter((name) => !isMountPoint(h, name));
   },
 
   readDirFast(dirFd) {

@@ -9,6 +9,7 @@ import { vnodeFds, vnodePath } from "../../platform/darwin/proc-reader.ts";
 import { launchAgentPlist } from "../../platform/darwin/service.ts";
 import { MARKER_UNREADABLE } from "../../platform/posix/process-table.ts";
 import { assertDarwinRelease, darwinReleaseProblem, osReleaseProblem } from "../../platform/darwin/version.ts";
+import { attrListRequest, decodeBulk } from "../../platform/fs/dirlist-darwin.ts";
 import { darwinPreservesXattr } from "../../platform/fs/xattr-darwin.ts";
 import type { CommandResult } from "../../platform/service/types.ts";
 import { platformCheck } from "../../src/doctor/checks/version.ts";
@@ -146,5 +147,63 @@ describe("macOS task marker", () => {
     const info = new Uint8Array(1200);
     info.set(new TextEncoder().encode("/private/tmp/m/run-a"), 176);
     expect(vnodePath(info)).toBe("/private/tmp/m/run-a");
+  });
+});
+
+/** One getattrlistbulk entry as sys/attr.h lays it out with FSOPT_PACK_INVAL_ATTRS. */
+function bulkEntry(name: string, vtype: number, error = 0): Uint8Array {
+  const bytes = new TextEncoder().encode(`${name}\0`);
+  const length = Math.ceil((40 + bytes.length) / 4) * 4;
+  const b = new Uint8Array(length);
+  const v = new DataView(b.buffer);
+  v.setUint32(0, length, true);
+  v.setUint32(4, 0xa0000009, true);
+  v.setUint32(24, error, true);
+  v.setInt32(28, 40 - 28, true);
+  v.setUint32(32, bytes.length, true);
+  v.setUint32(36, vtype, true);
+  b.set(bytes, 40);
+  return b;
+}
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) (out.set(p, at), (at += p.length));
+  return out;
+};
+
+describe("macOS listing through the held descriptor (getattrlistbulk decoding)", () => {
+  test("the request asks for returned attrs, name, error and object type (struct attrlist)", () => {
+    const r = new DataView(attrListRequest().buffer);
+    expect(r.byteLength).toBe(24);
+    expect(r.getUint16(0, true)).toBe(5);
+    expect(r.getUint32(4, true)).toBe(0xa0000009);
+  });
+  test("names and kinds of each entry, UTF-8 and odd lengths included", () => {
+    const buf = concat(bulkEntry("a.txt", 1), bulkEntry("sub", 2), bulkEntry("link", 5), bulkEntry("sock", 6), bulkEntry("é-ü", 1), bulkEntry("x", 99));
+    expect(decodeBulk(buf, 6)).toEqual([
+      { name: "a.txt", kind: "file" },
+      { name: "sub", kind: "directory" },
+      { name: "link", kind: "symlink" },
+      { name: "sock", kind: "other" },
+      { name: "é-ü", kind: "file" },
+      { name: "x", kind: "unknown" },
+    ]);
+  });
+  test("an entry carrying its own error is still listed (kind unknown), never dropped", () => {
+    expect(decodeBulk(concat(bulkEntry("ok", 1), bulkEntry("locked", 1, 13)), 2)).toEqual([
+      { name: "ok", kind: "file" },
+      { name: "locked", kind: "unknown" },
+    ]);
+  });
+  test("a malformed buffer fails with EIO, never reads past the buffer", () => {
+    const good = bulkEntry("name", 1);
+    expect(() => decodeBulk(good, 2)).toThrow(expect.objectContaining({ errno: 5 }));
+    const short = good.slice();
+    new DataView(short.buffer).setUint32(0, 8, true);
+    expect(() => decodeBulk(short, 1)).toThrow(expect.objectContaining({ errno: 5 }));
+    const outside = good.slice();
+    new DataView(outside.buffer).setUint32(32, 4096, true);
+    expect(() => decodeBulk(outside, 1)).toThrow(expect.objectContaining({ errno: 5 }));
   });
 });
