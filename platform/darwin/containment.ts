@@ -1,11 +1,13 @@
 // macOS containment: own session per provider (Bun.spawn detached calls setsid), descendant walk
 // and marker scan through libproc/sysctl. macOS has no child-subreaper: orphans go to launchd,
-// which reaps promptly, so there is nothing for us to reap; an orphan stays findable by its marker,
-// by having been seen before, or by its group/session.
+// which reaps promptly, so there is nothing for us to reap; an orphan stays findable by its marker
+// (an inherited marker-file descriptor, or the environment: marker-file.ts), by having been seen
+// before, or by its group/session.
 import { createPosixContainment, DEFAULT_KILL_PHASE_MS } from "../posix/containment.ts";
 import type { ProcReader } from "../posix/process-table.ts";
 import type { Containment } from "../types.ts";
 import { libSystem } from "./libsystem.ts";
+import { openMarker, removeMarker } from "./marker-file.ts";
 import { bsdInfo, createDarwinProcReader } from "./proc-reader.ts";
 
 export interface DarwinContainmentOptions {
@@ -20,5 +22,7 @@ export function createDarwinContainment(options: DarwinContainmentOptions = {}):
     ownGroups: [sys.getpgid(0), sys.getsid(0)].filter((id) => id > 0),
     startTimeOf: (pid) => bsdInfo(pid)?.startTime ?? null,
     killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,
+    openMarkerFd: openMarker,
+    onProved: removeMarker,
   });
 }

@@ -1,9 +1,12 @@
 // The macOS process table through libproc: proc_listallpids for the pids, proc_pidinfo
-// (PROC_PIDTBSDINFO) for ppid, pgid, uid, status and start time, getsid for the session, and
-// sysctl(KERN_PROCARGS2) for the exec environment that carries the task marker.
+// (PROC_PIDTBSDINFO) for ppid, pgid, uid, status and start time, getsid for the session. The task
+// marker has two signals: the inherited marker-file descriptor (PROC_PIDLISTFDS, then
+// proc_pidfdinfo PROC_PIDFDVNODEPATHINFO; see marker-file.ts) and the exec environment
+// (sysctl KERN_PROCARGS2), which is hidden for SIP-restricted binaries.
 import { ptr } from "bun:ffi";
-import { findMarker, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
+import { findMarker, MARKER_UNREADABLE, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
 import { libSystem } from "./libsystem.ts";
+import { markerDirectory, markerFromPaths, markerVerdict, type MarkerSignal } from "./marker-file.ts";
 
 const PROC_PIDTBSDINFO = 3;
 const PROC_BSDINFO_SIZE = 136;
@@ -11,6 +14,15 @@ const SZOMB = 5;
 const CTL_KERN = 1;
 const KERN_ARGMAX = 8;
 const KERN_PROCARGS2 = 49;
+// sys/proc_info.h: struct proc_fdinfo { int32 proc_fd; uint32 proc_fdtype } (8 bytes), and
+// struct vnode_fdinfowithpath = proc_fileinfo (24) + vnode_info (152) + vip_path[MAXPATHLEN].
+const PROC_PIDLISTFDS = 1;
+const PROC_FDINFO_SIZE = 8;
+const PROX_FDTYPE_VNODE = 1;
+const PROC_PIDFDVNODEPATHINFO = 2;
+const VNODE_FDINFOWITHPATH_SIZE = 1200;
+const VIP_PATH_OFFSET = 176;
+const MAXPATHLEN = 1024;
 
 interface BsdInfo {
   pid: number;
@@ -75,6 +87,41 @@ export function environmentFromProcArgs(buffer: Uint8Array): string {
   return env.join("\0");
 }
 
+/** Decode a PROC_PIDLISTFDS buffer into the vnode descriptors; exported for a layout test. */
+export function vnodeFds(buffer: Uint8Array, bytes: number): number[] {
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const out: number[] = [];
+  for (let at = 0; at + PROC_FDINFO_SIZE <= Math.min(bytes, buffer.length); at += PROC_FDINFO_SIZE) {
+    if (view.getUint32(at + 4, true) === PROX_FDTYPE_VNODE) out.push(view.getInt32(at, true));
+  }
+  return out;
+}
+
+/** The path in a struct vnode_fdinfowithpath; exported for a layout test. */
+export function vnodePath(buffer: Uint8Array): string {
+  const field = buffer.subarray(VIP_PATH_OFFSET, VIP_PATH_OFFSET + MAXPATHLEN);
+  const nul = field.indexOf(0);
+  return new TextDecoder().decode(nul === -1 ? field : field.subarray(0, nul));
+}
+
+/** Paths of `pid`'s open vnodes, or null when its descriptor table could not be read. */
+function openVnodePaths(pid: number): string[] | null {
+  const sys = libSystem();
+  const need = sys.proc_pidinfo(pid, PROC_PIDLISTFDS, 0n, null, 0);
+  if (need <= 0) return null;
+  // Room for descriptors opened between the two calls; a longer table is cut, never overrun.
+  const buffer = new Uint8Array(need + 32 * PROC_FDINFO_SIZE);
+  const got = sys.proc_pidinfo(pid, PROC_PIDLISTFDS, 0n, ptr(buffer), buffer.length);
+  if (got <= 0) return null;
+  const info = new Uint8Array(VNODE_FDINFOWITHPATH_SIZE);
+  const paths: string[] = [];
+  for (const fd of vnodeFds(buffer, got)) {
+    // A descriptor closed meanwhile is simply not there; it cannot have been the marker.
+    if (sys.proc_pidfdinfo(pid, fd, PROC_PIDFDVNODEPATHINFO, ptr(info), info.length) === info.length) paths.push(vnodePath(info));
+  }
+  return paths;
+}
+
 let argMax = 0;
 function kernArgMax(): number {
   if (argMax > 0) return argMax;
@@ -83,6 +130,17 @@ function kernArgMax(): number {
   const size = new BigUint64Array([4n]);
   argMax = libSystem().sysctl(ptr(mib), 2, ptr(value), ptr(size), null, 0n) === 0 ? value[0]! : 256 * 1024;
   return argMax;
+}
+
+/** The environment signal. An empty environment is what SIP-restricted binaries show: unreadable. */
+function envMarker(pid: number, markers: readonly string[]): MarkerSignal {
+  const size = kernArgMax();
+  const buffer = new Uint8Array(size);
+  const length = new BigUint64Array([BigInt(size)]);
+  const mib = new Int32Array([CTL_KERN, KERN_PROCARGS2, pid]);
+  if (libSystem().sysctl(ptr(mib), 3, ptr(buffer), ptr(length), null, 0n) !== 0) return MARKER_UNREADABLE;
+  const env = environmentFromProcArgs(buffer.subarray(0, Number(length[0])));
+  return env === "" ? MARKER_UNREADABLE : findMarker(env, markers);
 }
 
 export function createDarwinProcReader(): ProcReader {
@@ -113,15 +171,15 @@ export function createDarwinProcReader(): ProcReader {
       }
       return out;
     },
-    markerOf(pid: number, markers: readonly string[]): string | null {
+    markerOf(pid: number, markers: readonly string[]): MarkerSignal {
       const info = bsdInfo(pid);
       if (!info || info.uid !== ownUid) return null;
-      const size = kernArgMax();
-      const buffer = new Uint8Array(size);
-      const length = new BigUint64Array([BigInt(size)]);
-      const mib = new Int32Array([CTL_KERN, KERN_PROCARGS2, pid]);
-      if (libSystem().sysctl(ptr(mib), 3, ptr(buffer), ptr(length), null, 0n) !== 0) return null;
-      return findMarker(environmentFromProcArgs(buffer.subarray(0, Number(length[0]))), markers);
+      const paths = openVnodePaths(pid);
+      const fd: MarkerSignal = paths === null ? MARKER_UNREADABLE : markerFromPaths(paths, markerDirectory(), markers);
+      const verdict = markerVerdict(fd, typeof fd === "string" ? null : envMarker(pid, markers));
+      if (verdict !== MARKER_UNREADABLE) return verdict;
+      // A process that exited (or whose pid was reused) meanwhile is not unreadable, it is gone.
+      return bsdInfo(pid)?.startTime === info.startTime ? MARKER_UNREADABLE : null;
     },
   };
 }

@@ -1,12 +1,15 @@
 // launchd integration: a LaunchAgent in ~/Library/LaunchAgents, loaded into the user's GUI domain
-// with `launchctl bootstrap gui/<uid>`. RunAtLoad starts it at login; KeepAlive restarts it only
-// after a crash (a clean exit stays stopped, so `service stop` works).
+// with `launchctl bootstrap gui/<uid>`, or user/<uid> on a Mac with no GUI login (over SSH; see
+// launchd-domain.ts). RunAtLoad starts it at login; KeepAlive restarts it only after a crash (a
+// clean exit stays stopped, so `service stop` works). ProcessType is Standard, not Background:
+// Background caps CPU and throttles disk I/O, and the Bridge runs work the user is waiting for.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 // A LaunchAgent path is a macOS path whichever OS computes it (node:path would use backslashes on Windows).
 import { posix } from "node:path";
 import { writePrivateFileAtomic } from "../fs/private-file.ts";
 import { platformError } from "../errors.ts";
-import { mustRun, runTool } from "../service/run-command.ts";
+import { managerUnavailable, mustRun, runTool } from "../service/run-command.ts";
+import { bootstrapWithRetry, launchdDomain } from "./launchd-domain.ts";
 import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/types.ts";
 
 export const LAUNCH_AGENT_LABEL = "dev.serverfs.bridge";
@@ -46,7 +49,7 @@ export function launchAgentPlist(def: ServiceDefinition, host: ServiceHost): str
     "    <false/>",
     "  </dict>",
     "  <key>ProcessType</key>",
-    "  <string>Background</string>",
+    "  <string>Standard</string>",
     "  <key>Umask</key>",
     "  <integer>63</integer>",
     "  <key>StandardErrorPath</key>",
@@ -60,10 +63,13 @@ export function launchAgentPlist(def: ServiceDefinition, host: ServiceHost): str
 export function createLaunchdManager(host: ServiceHost): ServiceManager {
   const name = "launchd";
   const plistPath = launchAgentPath(host);
-  const domain = `gui/${host.uid}`;
-  const target = `${domain}/${LAUNCH_AGENT_LABEL}`;
+  const launchctl = (args: string[]) => runTool(["launchctl", ...args], host.env);
+  // Asked on first use (rendering the plist needs no launchctl), then kept for the command.
+  let chosen: ReturnType<typeof launchdDomain> | null = null;
+  const where = () => (chosen ??= launchdDomain(host.uid, launchctl));
+  const targetOf = () => `${where().domain}/${LAUNCH_AGENT_LABEL}`;
   const loaded = () => {
-    const r = runTool(["launchctl", "print", target], host.env);
+    const r = launchctl(["print", targetOf()]);
     return r.found && r.code === 0 ? r.stdout : null;
   };
   return {
@@ -76,13 +82,20 @@ export function createLaunchdManager(host: ServiceHost): ServiceManager {
       mkdirSync(join(host.home, "Library", "Logs"), { recursive: true });
       writePrivateFileAtomic(plistPath, launchAgentPlist(def, host), "the LaunchAgent");
       // Re-installing replaces a loaded agent.
-      if (loaded() !== null) runTool(["launchctl", "bootout", target], host.env);
-      mustRun(name, ["launchctl", "bootstrap", domain, plistPath], host.env);
-      return { lines: [`wrote ${plistPath}`, `loaded ${LAUNCH_AGENT_LABEL} into ${domain}`] };
+      const { domain, fallback } = where();
+      if (loaded() !== null) launchctl(["bootout", targetOf()]);
+      const boot = bootstrapWithRetry(domain, plistPath, launchctl, (ms) => Bun.sleepSync(ms));
+      if (!boot.found) throw managerUnavailable(name, "'launchctl' was not found on PATH");
+      if (boot.code !== 0) {
+        throw platformError("SERVICE_MANAGER_FAILED", `'launchctl bootstrap ${domain}' failed with exit code ${boot.code}`);
+      }
+      const lines = [`wrote ${plistPath}`, `loaded ${LAUNCH_AGENT_LABEL} into ${domain}`];
+      if (fallback) lines.push(`no GUI login for uid ${host.uid} (gui/${host.uid} does not exist): using the background domain ${domain}`);
+      return { lines };
     },
     uninstall() {
       const lines: string[] = [];
-      if (loaded() !== null && runTool(["launchctl", "bootout", target], host.env).code === 0) lines.push(`unloaded ${LAUNCH_AGENT_LABEL}`);
+      if (loaded() !== null && launchctl(["bootout", targetOf()]).code === 0) lines.push(`unloaded ${LAUNCH_AGENT_LABEL}`);
       if (existsSync(plistPath)) {
         rmSync(plistPath);
         lines.push(`removed ${plistPath}`);
@@ -92,11 +105,11 @@ export function createLaunchdManager(host: ServiceHost): ServiceManager {
       return { lines };
     },
     start() {
-      mustRun(name, ["launchctl", "kickstart", target], host.env);
+      mustRun(name, ["launchctl", "kickstart", targetOf()], host.env);
       return { lines: [`started ${LAUNCH_AGENT_LABEL}`] };
     },
     stop() {
-      mustRun(name, ["launchctl", "kill", "SIGTERM", target], host.env);
+      mustRun(name, ["launchctl", "kill", "SIGTERM", targetOf()], host.env);
       return { lines: [`sent SIGTERM to ${LAUNCH_AGENT_LABEL}`] };
     },
     managerState() {

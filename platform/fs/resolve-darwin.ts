@@ -12,6 +12,8 @@
 import fs from "node:fs";
 import * as sys from "./darwin.ts";
 import { selectInSteps } from "./dir-select.ts";
+import { listDirFd } from "./dirlist-darwin.ts";
+import { darwinPreservesXattr } from "./xattr-darwin.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
 const { O } = sys;
@@ -121,24 +123,6 @@ const FLAGS: Record<Exclude<OpenKind, "object">, number> = {
   createExclusive: O.WRONLY | O.CREAT | O.EXCL | O.NOCTTY | O.NOFOLLOW_ANY,
 };
 
-function direntKind(d: fs.Dirent): DirEntryInfo["kind"] {
-  if (d.isFile()) return "file";
-  if (d.isDirectory()) return "directory";
-  if (d.isSymbolicLink()) return "symlink";
-  if (d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return "other";
-  return "unknown";
-}
-
-/** The directory listed by path is still the one held open (else: it was swapped, ENOENT). */
-function verifyListed(h: { path: string }, dirFd: number): void {
-  const check = fs.openSync(h.path, FLAGS.dirList | O.CLOEXEC);
-  try {
-    if (!sameObject(fs.fstatSync(check, { bigint: true }), fs.fstatSync(dirFd, { bigint: true }))) throw new sys.SysError(2, "readdir");
-  } finally {
-    closeQuietly(check);
-  }
-}
-
 export const darwinNative: FsNative = {
   openRoot(hostPath, opts) {
     // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
@@ -175,20 +159,16 @@ export const darwinNative: FsNative = {
 
   readDir(dirFd) {
     const h = base(dirFd);
-    const entries = fs.readdirSync(h.path, { withFileTypes: true });
-    verifyListed(h, dirFd);
-    const out: DirEntryInfo[] = [];
-    for (const d of entries) if (!isMountPoint(h, d.name)) out.push({ name: d.name, kind: direntKind(d) });
-    return out;
+    // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
+    return listDirFd(dirFd).filter((e) => !isMountPoint(h, e.name));
   },
 
   readDirSmallest(dirFd, k, keep) {
-    // No streaming reader here yet: the whole listing is the one chunk, offered in steps.
+    // One getattrlistbulk listing is the one chunk, offered in steps.
     const h = base(dirFd);
     return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(h, name), (push) => {
-      const entries = fs.readdirSync(h.path, { withFileTypes: true });
-      verifyListed(h, dirFd);
-      for (const d of entries) push(d.name, direntKind(d));
+      // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
+      for (const e of listDirFd(dirFd)) push(e.name, e.kind);
       return false;
     });
   },
@@ -214,6 +194,6 @@ export const darwinNative: FsNative = {
   setXattr: sys.setXattr,
   fsync: sys.fsync,
   closeFast: closeQuietly,
-  preservesXattr: () => true,
+  preservesXattr: darwinPreservesXattr,
   copyAcl: sys.copyAcl,
 };

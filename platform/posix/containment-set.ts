@@ -11,7 +11,7 @@
 // each member pid, repeats the look until nothing live is left or the deadline passes, and
 // reports survivors instead of throwing.
 import type { StopEvidence } from "../types.ts";
-import type { ProcEntry, ProcReader } from "./process-table.ts";
+import { MARKER_UNREADABLE, type ProcEntry, type ProcReader } from "./process-table.ts";
 
 export interface EngineHooks {
   reader: ProcReader;
@@ -36,9 +36,11 @@ interface Snapshot {
   table: Map<number, ProcEntry>;
   members: Map<number, ProcEntry>;
   live: ProcEntry[];
+  /** Live same-uid processes whose markers could not be read: maybe ours, so never "proved gone". */
+  unreadable: ProcEntry[];
 }
 
-const EMPTY: Snapshot = { table: new Map(), members: new Map(), live: [] };
+const EMPTY: Snapshot = { table: new Map(), members: new Map(), live: [], unreadable: [] };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -95,6 +97,7 @@ export class ContainmentSet {
       leader !== null && (current === undefined || leader.startTime === null || current.startTime === leader.startTime);
 
     const members = new Map<number, ProcEntry>();
+    const unreadable: ProcEntry[] = [];
     const queue: ProcEntry[] = [];
     const add = (entry: ProcEntry) => {
       if (entry.pid === ownPid || members.has(entry.pid)) return;
@@ -106,7 +109,11 @@ export class ContainmentSet {
       if (leaderGroupIsOurs && leader && (entry.pgid === leader.pid || entry.sid === leader.pid)) add(entry);
       else if (this.known.get(entry.pid) === entry.startTime) add(entry);
       else if (this.knownGroups.has(entry.pgid) || this.knownGroups.has(entry.sid)) add(entry);
-      else if (this.identity.markers.length > 0 && this.hasMarker(entry)) add(entry);
+      else if (this.identity.markers.length > 0) {
+        const verdict = this.hasMarker(entry);
+        if (verdict === true) add(entry);
+        else if (verdict === MARKER_UNREADABLE) unreadable.push(entry);
+      }
     }
     while (queue.length > 0) {
       const parent = queue.pop()!;
@@ -125,7 +132,7 @@ export class ContainmentSet {
     }
     const live = [...members.values()].filter((e) => !e.zombie);
     this.reapZombies(members);
-    return { table, members, live };
+    return { table, members, live, unreadable: unreadable.filter((e) => !members.has(e.pid)) };
   }
 
   /**
@@ -137,10 +144,13 @@ export class ContainmentSet {
     return first.live.length > 0 ? first : this.look();
   }
 
-  private hasMarker(entry: ProcEntry): boolean {
+  private hasMarker(entry: ProcEntry): boolean | typeof MARKER_UNREADABLE {
     const key = `${entry.pid}:${entry.startTime}`;
     if (this.unmarked.has(key)) return false;
-    if (this.hooks.reader.markerOf(entry.pid, this.identity.markers) !== null) return true;
+    const marker = this.hooks.reader.markerOf(entry.pid, this.identity.markers);
+    // Not remembered: an unreadable verdict proves nothing about the next look.
+    if (marker === MARKER_UNREADABLE) return entry.zombie ? false : MARKER_UNREADABLE;
+    if (marker !== null) return true;
     // A zombie's environment is gone; do not remember a verdict that a live read could change.
     if (!entry.zombie) this.unmarked.add(key);
     return false;
@@ -178,6 +188,10 @@ export class ContainmentSet {
 
   private async runStop(graceMs: number): Promise<StopEvidence> {
     const started = performance.now();
+    // No live member is proof only if every candidate's marker was read: an unreadable one may be
+    // ours, so it is reported as a survivor and the stop is not proved.
+    const done = (snap: Snapshot, method: StopEvidence["method"]): StopEvidence =>
+      snap.unreadable.length === 0 ? evidence(true, [], method) : evidence(false, snap.unreadable, method);
     const evidence = (proved: boolean, survivors: ProcEntry[], method: StopEvidence["method"]): StopEvidence => {
       if (proved) this.finished = true;
       return {
@@ -190,7 +204,7 @@ export class ContainmentSet {
     let snapshot = EMPTY;
     try {
       snapshot = this.lookConfirmed();
-      if (snapshot.live.length === 0) return evidence(true, [], "already-exited");
+      if (snapshot.live.length === 0) return done(snapshot, "already-exited");
       const grace = Number.isFinite(graceMs) ? Math.max(0, graceMs) : 0;
       const graceEnd = started + grace;
       let pause = 1;
@@ -201,7 +215,7 @@ export class ContainmentSet {
           await sleep(Math.max(0, Math.min(pause, graceEnd - performance.now())));
           pause = Math.min(pause * 2, 25);
           snapshot = this.lookConfirmed();
-          if (snapshot.live.length === 0) return evidence(true, [], "term");
+          if (snapshot.live.length === 0) return done(snapshot, "term");
           this.signal(snapshot, "SIGTERM", termSent);
         }
       }
@@ -212,7 +226,7 @@ export class ContainmentSet {
         await sleep(pause);
         pause = Math.min(pause * 2, 10);
         snapshot = this.lookConfirmed();
-        if (snapshot.live.length === 0) return evidence(true, [], "kill");
+        if (snapshot.live.length === 0) return done(snapshot, "kill");
         if (performance.now() >= killEnd) return evidence(false, snapshot.live, "kill");
       }
     } catch {

@@ -1,6 +1,7 @@
 // Containment for POSIX systems: each provider child is started with Bun.spawn({detached:true}),
 // which calls setsid, so the child leads a new session and process group. Everything it starts is
 // tracked by the ContainmentSet engine over an OS-specific process-table reader.
+import { closeSync } from "node:fs";
 import { platformError } from "../errors.ts";
 import { RUN_ID_PATTERN, scrubEnv } from "../env.ts";
 import { ByteRing } from "../ring-buffer.ts";
@@ -23,6 +24,10 @@ export interface PosixContainmentOptions {
   /** Start time of a pid, for pid-reuse protection of the leader. */
   startTimeOf: (pid: number) => string | null;
   killPhaseMs?: number;
+  /** A descriptor every task's leader inherits as fd 3 (the macOS marker file); closed here after spawn. */
+  openMarkerFd?: (runId: string) => number;
+  /** Called with a run id once its stop or sweep is proved (macOS then removes the marker file). */
+  onProved?: (runId: string) => void;
 }
 
 export function validateSpawnSpec(spec: SpawnSpec): void {
@@ -60,21 +65,22 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
   async function spawn(spec: SpawnSpec): Promise<ContainedProcess> {
     validateSpawnSpec(spec);
     let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+    const markerFd = options.openMarkerFd?.(spec.runId);
     try {
-      child = Bun.spawn(spec.argv, {
-        cwd: spec.cwd,
-        env: scrubEnv(spec.env, spec.runId),
-        detached: true,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      const common = { cwd: spec.cwd, env: scrubEnv(spec.env, spec.runId), detached: true };
+      child =
+        markerFd === undefined
+          ? Bun.spawn(spec.argv, { ...common, stdin: "pipe", stdout: "pipe", stderr: "pipe" })
+          : (Bun.spawn(spec.argv, { ...common, stdio: ["pipe", "pipe", "pipe", markerFd] }) as typeof child);
     } catch (err) {
       const errno = (err as { code?: unknown })?.code;
       throw platformError(
         "SPAWN_FAILED",
         `could not start the provider process${typeof errno === "string" ? ` (${errno})` : ""}`,
       );
+    } finally {
+      // The child holds its own copy; ours would make this process look like a member.
+      if (markerFd !== undefined) closeSync(markerFd);
     }
     const pid = child.pid;
     bunChildren.add(pid);
@@ -95,7 +101,11 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       stdout: child.stdout,
       stderrTail: () => ring.snapshot(),
       exited,
-      stop: (graceMs: number) => set.stop(graceMs),
+      stop: async (graceMs: number) => {
+        const evidence = await set.stop(graceMs);
+        if (evidence.proved) options.onProved?.(spec.runId);
+        return evidence;
+      },
       members: async () => {
         try {
           return set.livePids();
@@ -120,6 +130,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       found = 0;
     }
     const evidence: StopEvidence = await set.stop(graceMs);
+    if (evidence.proved) for (const id of markers) options.onProved?.(id);
     return { found, evidence };
   }
 

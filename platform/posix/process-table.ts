@@ -15,14 +15,21 @@ export interface ProcEntry {
   command: string;
 }
 
+/**
+ * markerOf's answer when a live same-uid process's markers could not be read at all (macOS hides
+ * the environment of SIP-restricted binaries). The engine then never reports a stop proved.
+ */
+export const MARKER_UNREADABLE: unique symbol = Symbol("marker-unreadable");
+
 export interface ProcReader {
   /** Every process visible right now. Processes that vanish while being read are left out. */
   list(): ProcEntry[];
   /**
    * Which of `markers` the process's initial environment carries as `SERVERFS_RUN_ID=<marker>`,
-   * or null. Only processes of the caller's own uid are ever read.
+   * or null. Only processes of the caller's own uid are ever read. MARKER_UNREADABLE when no
+   * marker signal of that process could be read (the Linux reader never answers it).
    */
-  markerOf(pid: number, markers: readonly string[]): string | null;
+  markerOf(pid: number, markers: readonly string[]): string | null | typeof MARKER_UNREADABLE;
 }
 
 /** Split a NUL-separated environment block and look for `SERVERFS_RUN_ID=<one of markers>`. */

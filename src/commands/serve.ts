@@ -3,7 +3,11 @@
 // may call console.log.
 // First: it must run before any zod schema is built (see the module).
 import "../mcp/zod-jitless.ts";
+import os from "node:os";
+import { osReleaseProblem } from "../../platform/darwin/version.ts";
+import { PLATFORM_NAME } from "../../platform/os.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
+import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
 import { createFileService, type FileService, type MutationGate } from "../fs/index.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -22,6 +26,9 @@ export async function main(argv: string[]): Promise<number> {
   if (configFile === undefined && workdirSpecs.length === 0) {
     throw usage("serve needs --config FILE or at least one --workdir ALIAS=PATH[:rw]");
   }
+  // Before anything is opened: on a kernel too old to enforce the file containment (macOS < 11).
+  const osProblem = osReleaseProblem(PLATFORM_NAME, os.release());
+  if (osProblem !== null) throw new ServerfsError("PLATFORM_UNSUPPORTED", osProblem);
 
   const { registry } =
     configFile !== undefined ? await loadRegistry({ configFile }) : await registryFromWorkdirArgs(workdirSpecs);

@@ -3,7 +3,7 @@
 export { mountOf, type MountFacts } from "../../platform/fs/mounts.ts";
 
 /** Filesystems where serverfs's locking and revision guarantees have not been measured. */
-const REMOTE_OR_UNMEASURED = /^(nfs4?|cifs|smb3?|smbfs|afpfs|webdav|9p|ceph|glusterfs|lustre|gpfs|virtiofs|vboxsf|fuse(\..*)?|fuseblk|msdos|vfat|exfat)$/;
+const REMOTE_OR_UNMEASURED = /^(nfs4?|cifs|smb3?|smbfs|afpfs|webdav|9p|ceph|glusterfs|lustre|gpfs|virtiofs|vboxsf|fuse(\..*)?|fuseblk|macfuse|osxfuse(fs)?|msdos|vfat|exfat)$/;
 
 export function fsTypeConcern(fsType: string): string | null {
   if (REMOTE_OR_UNMEASURED.test(fsType)) {

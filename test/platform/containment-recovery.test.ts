@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLinuxContainment } from "../../platform/linux/containment.ts";
 import { createProcReader } from "../../platform/linux/proc-reader.ts";
-import type { ProcReader } from "../../platform/posix/process-table.ts";
+import { MARKER_UNREADABLE, type ProcReader } from "../../platform/posix/process-table.ts";
 import { isLinux, isLive, livePidsWithMarker, procFacts, readThroughNewline, waitUntil } from "../support/proc.ts";
 import { childEnv, uniqueRunId } from "./helpers.ts";
 
@@ -118,6 +118,39 @@ describe.skipIf(!isLinux)("recovery and failure paths (Linux)", () => {
     const second = await p.stop(10);
     expect(second.proved).toBe(true);
     expect(livePidsWithMarker(runId)).toEqual([]);
+  });
+
+  test("a process whose marker cannot be read is never proved gone, and is not signalled", async () => {
+    // What macOS does for a SIP-restricted binary whose environment KERN_PROCARGS2 hides: the
+    // reader says MARKER_UNREADABLE. It may be an escaped member, so no stop or sweep is proved.
+    const hidden = Bun.spawn(["sleep", "1000"], { stdio: ["ignore", "ignore", "ignore"] });
+    let blind = true;
+    const real = createProcReader();
+    const reader: ProcReader = {
+      list: () => real.list(),
+      markerOf: (pid, markers) => (blind && pid === hidden.pid ? MARKER_UNREADABLE : real.markerOf(pid, markers)),
+    };
+    try {
+      const c = createLinuxContainment({ procReader: reader, killPhaseMs: 100 });
+      const runId = uniqueRunId("unreadable");
+      const p = await c.spawn({ argv: ["sh", "-c", "sleep 1000 & wait"], cwd: tmpdir(), env: childEnv(), runId });
+      await waitUntil(() => livePidsWithMarker(runId).length === 2, 5000);
+      expect((await p.members()).length).toBe(2);
+      const evidence = await p.stop(30);
+      expect(evidence.proved).toBe(false);
+      expect(evidence.survivors).toEqual([{ pid: hidden.pid, command: "sleep" }]);
+      expect(livePidsWithMarker(runId)).toEqual([]);
+      expect(isLive(hidden.pid)).toBe(true);
+      const swept = await c.sweep([runId], 10);
+      expect(swept.evidence.proved).toBe(false);
+      blind = false;
+      expect((await p.stop(10)).proved).toBe(true);
+      expect((await c.sweep([runId], 10)).evidence.proved).toBe(true);
+      expect(isLive(hidden.pid)).toBe(true);
+    } finally {
+      hidden.kill("SIGKILL");
+      await hidden.exited;
+    }
   });
 
   test("concurrent stop calls share one stop; a stopped set stays empty", async () => {

@@ -1,29 +1,34 @@
-// macOS-only containment checks (libproc walk, sysctl marker scan). They skip elsewhere because
-// libSystem exists only on macOS; the macos.yml workflow runs them. The independent observer is
-// `ps -E`, which prints each process's environment.
+// macOS-only containment checks (libproc walk, marker-file and sysctl marker scan). They skip
+// elsewhere because libSystem exists only on macOS; the macos.yml workflow runs them. The
+// independent observers are `lsof` on the task's marker file (it sees the inherited descriptor of
+// SIP-restricted binaries too) and `ps -E`, whose environment column is blind for those binaries.
 import { describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
+import { markerDirectory } from "../../platform/darwin/marker-file.ts";
 import { containment, peerCredentials } from "../../platform/index.ts";
 import { SHAPES, type TreeShape } from "./shapes.ts";
 
 const onMac = process.platform === "darwin";
 
 function liveWithMarker(runId: string): number[] {
+  const pids = new Set<number>();
+  const states = new Map<number, string>();
   const out = Bun.spawnSync(["ps", "-axww", "-E", "-o", "pid=,stat=,command="]).stdout.toString();
-  const pids: number[] = [];
   for (const line of out.split("\n")) {
     const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
-    if (!m || m[2]!.startsWith("Z")) continue;
-    if (m[3]!.includes(`SERVERFS_RUN_ID=${runId}`)) pids.push(Number(m[1]));
+    if (!m) continue;
+    states.set(Number(m[1]), m[2]!);
+    if (!m[2]!.startsWith("Z") && m[3]!.includes(`SERVERFS_RUN_ID=${runId}`)) pids.add(Number(m[1]));
   }
-  return pids;
+  const held = Bun.spawnSync(["lsof", "-t", `${markerDirectory()}/${runId}`]).stdout.toString();
+  for (const pid of held.split("\n").filter(Boolean).map(Number)) if (!states.get(pid)?.startsWith("Z")) pids.add(pid);
+  return [...pids];
 }
 
 describe.skipIf(!onMac)("macOS containment (needs libproc)", () => {
-  // macOS has no setsid(1): escapees call setsid through perl's POSIX module instead. The
-  // env-cleared shape is left out because `ps -E` (the observer) finds processes by marker only.
+  // macOS has no setsid(1): escapees call setsid through perl's POSIX module instead.
   const macShapes: TreeShape[] = [
-    ...SHAPES.filter((s) => s.name !== "env-cleared-orphan" && !s.argv.join(" ").includes("setsid")),
+    ...SHAPES.filter((s) => !s.argv.join(" ").includes("setsid")),
     { name: "perl-setsid-grandchild", argv: ["sh", "-c", "perl -MPOSIX -e 'POSIX::setsid(); sleep 1000' & wait"], sleepers: 2 },
     {
       name: "perl-double-fork-daemon",
@@ -38,8 +43,11 @@ describe.skipIf(!onMac)("macOS containment (needs libproc)", () => {
         const p = await containment().spawn({ argv: shape.argv, cwd: tmpdir(), env: { PATH: "/usr/bin:/bin" }, runId });
         const end = Date.now() + 5000;
         while (liveWithMarker(runId).length < shape.sleepers && Date.now() < end) await Bun.sleep(20);
+        // The observer must have seen the tree, or "zero survivors" below would prove nothing.
+        const seen = liveWithMarker(runId);
+        expect(seen.length).toBeGreaterThanOrEqual(shape.sleepers);
         const members = await p.members();
-        for (const pid of liveWithMarker(runId)) expect(members).toContain(pid);
+        for (const pid of seen) expect(members).toContain(pid);
         const evidence = await p.stop(shape.ignoresTerm ? 20 : 300);
         expect(evidence.proved).toBe(true);
         expect(liveWithMarker(runId)).toEqual([]);
