@@ -6,6 +6,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { ServerfsError } from "../../errors.ts";
 import { boundedText, toolFields } from "./mapping.ts";
 import { protocolError } from "./protocol-errors.ts";
+import { utf8Bytes, utf8Prefix } from "../../common/utf8.ts";
 
 export type OptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
 const KINDS = new Set<string>(["allow_once", "allow_always", "reject_once", "reject_always"]);
@@ -64,10 +65,8 @@ function boundedInput(raw: unknown): string | undefined {
     return undefined;
   }
   if (typeof text !== "string") return undefined;
-  if (Buffer.byteLength(text, "utf8") <= MAX_TOOL_INPUT_BYTES) return text;
-  let cut = text.slice(0, MAX_TOOL_INPUT_BYTES);
-  while (Buffer.byteLength(cut, "utf8") > MAX_TOOL_INPUT_BYTES) cut = cut.slice(0, -1);
-  return `${cut}…`;
+  if (utf8Bytes(text) <= MAX_TOOL_INPUT_BYTES) return text;
+  return `${utf8Prefix(text, MAX_TOOL_INPUT_BYTES)}…`;
 }
 
 /** Build the pending approval for one request; refuses option lists nobody could answer safely. */
