@@ -35,15 +35,19 @@ const KINDS: Record<OpenKind, { access: number; options: number; disposition: nu
   },
 };
 
-/** Refuse (closing it) a handle that is a reparse point, unless it is a final symlink opened as an object. */
-function refuseReparse(h: bigint, finalObject: boolean): void {
-  let tag: { attributes: number; tag: number };
+/** The handle's attributes and reparse tag; a handle that cannot report them is closed. */
+function attributeTagOrClose(h: bigint): { attributes: number; tag: number } {
   try {
-    tag = nt.attributeTag(h);
+    return nt.attributeTag(h);
   } catch (err) {
     nt.ntClose(h);
     throw err;
   }
+}
+
+/** Refuse (closing it) a handle that is a reparse point, unless it is a final symlink opened as an object. */
+function refuseReparse(h: bigint, finalObject: boolean): void {
+  const tag = attributeTagOrClose(h);
   if ((tag.attributes & nt.ATTR_REPARSE_POINT) === 0) return;
   if (finalObject && tag.tag === nt.TAG_SYMLINK) return;
   nt.ntClose(h);
@@ -129,13 +133,7 @@ function kindOf(e: nt.NtDirEntry): DirEntryInfo["kind"] {
 export const windowsNative: FsNative = {
   openRoot(hostPath) {
     const h = nt.openPathNoFollow(hostPath, A.READ_DATA | A.TRAVERSE | A.READ_ATTRIBUTES);
-    let tag: { attributes: number; tag: number };
-    try {
-      tag = nt.attributeTag(h);
-    } catch (err) {
-      nt.ntClose(h);
-      throw err;
-    }
+    const tag = attributeTagOrClose(h);
     // the root is the trusted anchor: it must be a real directory, not a link to one
     if ((tag.attributes & nt.ATTR_REPARSE_POINT) !== 0) {
       nt.ntClose(h);
