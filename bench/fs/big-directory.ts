@@ -9,52 +9,19 @@
 // usage: bun build/compile.ts linux-x64 && bun bench/fs/big-directory.ts [path-to-binary]
 //        BIG_DIR_ENTRIES=<n> changes the directory's size (default 300 000).
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_LIMITS } from "../../src/config/defaults.ts";
 import { machineLine } from "../lib/machine.ts";
+import { openServe, vmHwmKiB } from "../lib/serve-session.ts";
 
 const LIMIT_MB = 120;
 const ROOT = path.resolve(import.meta.dir, "../..");
 const BIN = path.resolve(process.argv[2] ?? path.join(ROOT, "dist/serverfs-linux-x64"));
 const ENTRIES = Number(process.env.BIG_DIR_ENTRIES ?? 300_000);
 const MAX_WALK = DEFAULT_LIMITS.max_walk_entries;
-
-interface Session {
-  pid: number;
-  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
-  close: () => Promise<void>;
-}
-
-function vmHwmMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!m) throw new Error("no VmHWM in /proc status");
-  return Number(m[1]) / 1024;
-}
-
-async function open(toml: string, cwd: string): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: BIN,
-    args: ["serve", "--config", toml],
-    cwd,
-    stderr: "ignore",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
-  });
-  const client = new Client({ name: "big-directory-bench", version: "0" });
-  await client.connect(transport);
-  await client.listTools();
-  const pid = transport.pid;
-  if (pid === null || pid === undefined) throw new Error("serve has no pid");
-  return {
-    pid,
-    call: async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })) as CallToolResult,
-    close: () => client.close(),
-  };
-}
 
 function outcome(r: CallToolResult): string {
   if (r.isError) return (r.structuredContent as { code: string }).code;
@@ -98,15 +65,15 @@ async function main(): Promise<void> {
     console.log(machineLine());
     console.log(`binary: ${path.relative(ROOT, BIN)}; ${ENTRIES} entries in one directory (${parent}, built in ${((performance.now() - t0) / 1000).toFixed(1)} s); limits: serverfs defaults (max_walk_entries ${MAX_WALK})`);
 
-    const idle = await open(toml, base);
-    const baseline = vmHwmMiB(idle.pid);
+    const idle = await openServe(BIN, toml, base, "big-directory-bench");
+    const baseline = vmHwmKiB(idle.pid) / 1024;
     await idle.close();
     console.log(`baseline (idle serve after initialize + tools/list): ${baseline.toFixed(1)} MB VmHWM`);
     console.log("");
     console.log(`${"scenario".padEnd(44)} ${"result".padEnd(22)} ${"time s".padStart(7)} ${"peak MB".padStart(8)} ${"+MB".padStart(7)} ${"×base".padStart(6)}  ≤${LIMIT_MB}`);
     let failed = 0;
     for (const sc of SCENARIOS) {
-      const s = await open(toml, base);
+      const s = await openServe(BIN, toml, base, "big-directory-bench");
       let result: string;
       const t1 = performance.now();
       try {
@@ -116,7 +83,7 @@ async function main(): Promise<void> {
         result = `threw: ${(err as Error).message.slice(0, 30)}`;
       }
       const secs = (performance.now() - t1) / 1000;
-      const peak = vmHwmMiB(s.pid);
+      const peak = vmHwmKiB(s.pid) / 1024;
       await s.close();
       const ok = peak <= LIMIT_MB && !result.startsWith("threw") && !result.includes("unresponsive");
       if (!ok) failed++;

@@ -7,55 +7,18 @@
 // usage: bun build/compile.ts linux-x64 && bun bench/fs/peak-rss.ts [path-to-binary]
 //        PEAK_RSS_ONLY=<substring> runs only the scenarios whose name contains it.
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { machineLine } from "../lib/machine.ts";
+import { openServe, vmHwmKiB, type ServeSession as Session } from "../lib/serve-session.ts";
 
 const LIMIT_MB = 120;
 const MiB = 1024 * 1024;
 const ROOT = path.resolve(import.meta.dir, "../..");
 const BIN = path.resolve(process.argv[2] ?? path.join(ROOT, "dist/serverfs-linux-x64"));
 const QUERY = "needle";
-
-interface Session {
-  client: Client;
-  pid: number;
-  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
-  close: () => Promise<void>;
-}
-
-function vmHwmKiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!m) throw new Error("no VmHWM in /proc status");
-  return Number(m[1]);
-}
-
-async function open(toml: string, cwd: string): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: BIN,
-    args: ["serve", "--config", toml],
-    cwd,
-    stderr: "ignore",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
-    // An 8 MiB download answers with a ~11 MiB frame; the SDK's client default is 10 MiB.
-    maxBufferSize: 64 * MiB,
-  } as ConstructorParameters<typeof StdioClientTransport>[0]);
-  const client = new Client({ name: "peak-rss-bench", version: "0" });
-  await client.connect(transport);
-  await client.listTools();
-  const pid = transport.pid;
-  if (pid === null || pid === undefined) throw new Error("serve has no pid");
-  return {
-    client,
-    pid,
-    call: async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })) as CallToolResult,
-    close: () => client.close(),
-  };
-}
 
 function outcome(r: CallToolResult): string {
   if (r.isError) return (r.structuredContent as { code: string }).code;
@@ -186,7 +149,7 @@ async function main(): Promise<void> {
     console.log(machineLine());
     console.log(`binary: ${path.relative(ROOT, BIN)}; limits: serverfs defaults (max_write_bytes 1 MiB, max_read_bytes 512 KiB, max_binary_transfer_bytes 8 MiB)`);
 
-    const idle = await open(toml, base);
+    const idle = await openServe(BIN, toml, base, "peak-rss-bench");
     const baseline = vmHwmKiB(idle.pid) / 1024;
     await idle.close();
     console.log(`baseline (idle serve after initialize + tools/list): ${baseline.toFixed(1)} MB VmHWM`);
@@ -196,7 +159,7 @@ async function main(): Promise<void> {
     let failed = 0;
     const only = process.env.PEAK_RSS_ONLY;
     for (const sc of SCENARIOS.filter((x) => only === undefined || x.name.includes(only))) {
-      const s = await open(toml, base);
+      const s = await openServe(BIN, toml, base, "peak-rss-bench");
       let result: string;
       try {
         result = await sc.run(s, dir);

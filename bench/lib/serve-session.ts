@@ -1,0 +1,44 @@
+// A compiled `serverfs serve` driven as a host drives it (SDK client, MCP over stdio), for the
+// memory benches: one fresh process per scenario, because VmHWM only ever grows.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import fs from "node:fs";
+
+export interface ServeSession {
+  client: Client;
+  pid: number;
+  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+  close: () => Promise<void>;
+}
+
+/** Peak resident set of a live process, from /proc/<pid>/status, in KiB. */
+export function vmHwmKiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error("no VmHWM in /proc status");
+  return Number(m[1]);
+}
+
+/** `bin serve --config toml`, initialized and with its tools listed (the idle baseline's state). */
+export async function openServe(bin: string, toml: string, cwd: string, clientName: string): Promise<ServeSession> {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["serve", "--config", toml],
+    cwd,
+    stderr: "ignore",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
+    // An 8 MiB download answers with a ~11 MiB frame; the SDK's client default is 10 MiB.
+    maxBufferSize: 64 * 1024 * 1024,
+  } as ConstructorParameters<typeof StdioClientTransport>[0]);
+  const client = new Client({ name: clientName, version: "0" });
+  await client.connect(transport);
+  await client.listTools();
+  const pid = transport.pid;
+  if (pid === null || pid === undefined) throw new Error("serve has no pid");
+  return {
+    client,
+    pid,
+    call: async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })) as CallToolResult,
+    close: () => client.close(),
+  };
+}
