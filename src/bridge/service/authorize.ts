@@ -5,7 +5,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { ServerfsError, errnoCode } from "../../errors.ts";
 import type { Registry, TaskProfile, Workdir } from "../../config/types.ts";
-import type { PathPolicy } from "../../fs/policy.ts";
 import { workdirPolicy } from "../../fs/workdir-policy.ts";
 import { isWithin } from "../../../platform/paths.ts";
 import { runtimeFamilyOf } from "../../runtimes/catalog.ts";
@@ -25,22 +24,14 @@ export interface TaskRequest {
   profile: TaskProfile;
 }
 
-// One PathPolicy per configured workdir object, built by the same workdirPolicy() as the file
-// tools (with the same case-sensitivity probe), so the start directory of a task obeys exactly
-// the hidden, deny and reserved-name rules a file call does.
-const startPolicies = new WeakMap<Workdir, PathPolicy>();
-
 /**
  * The file tools' path policy applied to a task's starting directory (normalised, "" = root):
  * RESERVED_PATH / HIDDEN_PATH_NOT_ALLOWED / DENIED_PATH.
  */
 export function checkStartPath(workdir: Workdir, rel: string, shown: string = rel): void {
-  let policy = startPolicies.get(workdir);
-  if (!policy) {
-    policy = workdirPolicy(workdir).policy;
-    startPolicies.set(workdir, policy);
-  }
-  policy.check(workdir.alias, rel === "" ? [] : rel.split("/"), shown);
+  // The file tools' own policy object for this workdir (workdirPolicy), so the start directory
+  // obeys exactly the hidden, deny and reserved-name rules a file call does.
+  workdirPolicy(workdir).policy.check(workdir.alias, rel === "" ? [] : rel.split("/"), shown);
 }
 
 /**
