@@ -8,6 +8,7 @@ import fs from "node:fs";
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
+import { readFully } from "./open.ts";
 import { publishReplace, withExistingFile } from "./publish.ts";
 import { revisionOf } from "./revision.ts";
 import { refuseBinaryText, UTF8_BOM } from "./text.ts";
@@ -148,14 +149,9 @@ export async function editTextFile(
       // Exact once the file size is known (the BOM is part of `size` and survives every edit).
       const sizes = plannedSizes(size, encoded);
       refuseOversize(t, sizes, w.max_write_bytes);
+      // One spare byte: filling it means the file grew beyond the fstat size.
       const raw = Buffer.allocUnsafe(size + 1);
-      let got = 0;
-      for (;;) {
-        const n = fs.readSync(source.fd, raw, got, raw.length - got, got);
-        if (n === 0) break;
-        got += n;
-        if (got === raw.length) break; // grew beyond the fstat size
-      }
+      const got = readFully(source.fd, raw, 0);
       if (got !== size || revisionOf(fs.fstatSync(source.fd, { bigint: true })) !== revisionBefore) {
         throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
       }
