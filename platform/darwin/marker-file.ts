@@ -6,7 +6,7 @@
 // SERVERFS_RUN_ID environment marker stays as the second signal (a process that closes all its
 // descriptors keeps it, unless it is a restricted binary). Why this marker: docs/platform.md,
 // "macOS: verified / written / checks to run on a Mac".
-import { closeSync, constants, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from "node:fs";
+import { constants, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { platformError } from "../errors.ts";
 import { MARKER_UNREADABLE } from "../posix/process-table.ts";
@@ -71,13 +71,5 @@ export function removeMarker(runId: string): void {
     unlinkSync(`${markerDirectory()}/${runId}`);
   } catch {
     // already gone
-  }
-}
-
-export function closeMarker(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
   }
 }
