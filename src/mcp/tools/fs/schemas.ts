@@ -9,11 +9,6 @@ import type { ToolSchemas } from "../../tool.ts";
 import type { FsToolLimits } from "./common.ts";
 import { GENERATED_LIMITS, GENERATED_SCHEMAS } from "./schemas.generated.ts";
 
-export interface PrebuiltSchemas {
-  limits: FsToolLimits;
-  tools: Record<string, ToolSchemas>;
-}
-
 let parsed: Record<string, ToolSchemas> | undefined;
 
 /** The build-time schemas by tool name, when `limits` are the ones they were converted with. */
