@@ -39,6 +39,19 @@ function movableType(st: BigIntStats, t: Target): "file" | "directory" {
 }
 
 /**
+ * Hidden, reserved and slash-free deny rules judge each name on its own, so a directory's
+ * descendants keep their verdict wherever it moves (its old and new names both passed the
+ * policy). A deny glob with `/` judges the whole path: moving `build` would turn a denied
+ * `build/out/x` into an allowed `b2/out/x`. Where such rules exist, directories do not move; files
+ * do, since both of their full paths are checked.
+ */
+function refusePathRuleEscape(src: Target): void {
+  if (src.wd.policy.hasPathRules) {
+    throw fail("DENIED_PATH", src.alias, src.rel, "this workdir has deny rules containing '/', which moving a directory could sidestep; move its files instead");
+  }
+}
+
+/**
  * Refuse moving the directory `source` to a destination whose parent is that directory or lies
  * below it. By identity (dev/ino of every ancestor of the destination), not by spelling, so a
  * case-folded or otherwise different spelling of the same directory is caught too; the kernel's
@@ -82,7 +95,10 @@ export async function moveFile(ws: Workspace, gate: MutationGate, src: Target, d
           if (type === "file" && dst.directoryOnly) throw fail("INVALID_PATH", dst.alias, dst.rel, "destination path ends in '/', '.' or '..' but the source is a file");
           const revision = revisionOf(st);
           if (revision !== expectedRevision) throw fail("REVISION_CONFLICT", src.alias, src.rel);
-          if (type === "directory") refuseIntoOwnSubtree(ws, src, dst, st);
+          if (type === "directory") {
+            refusePathRuleEscape(src);
+            refuseIntoOwnSubtree(ws, src, dst, st);
+          }
           refuseExisting(ws, dst, dp);
           assertUnchangedAt(ws, src, sp, revision, type);
           try {
