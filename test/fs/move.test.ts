@@ -306,3 +306,29 @@ describe("move_file", () => {
     });
   }
 });
+
+describe.skipIf(!linux)("move_file across mounts (Linux mount namespace)", () => {
+  test("another filesystem or a bind mount: CROSS_DEVICE_MOVE with cross_mounts, MOUNT_CROSSING_NOT_ALLOWED without; nothing copied", () => {
+    const base = tempDir("serverfs-move-mounts-");
+    write(base, "root/f.txt", "FILE");
+    write(base, "root/d/x.txt", "DIR");
+    fs.mkdirSync(path.join(base, "root/mnt"));
+    fs.mkdirSync(path.join(base, "root/bind"));
+    fs.mkdirSync(path.join(base, "other"));
+    const unshare = process.getuid?.() === 0 ? ["unshare", "-m", "--propagation", "private"] : ["unshare", "-rm", "--propagation", "private"];
+    const p = Bun.spawnSync([...unshare, process.execPath, path.join(import.meta.dir, "fixtures/move-mounts-child.ts"), base], { stderr: "pipe" });
+    if (p.exitCode !== 0) throw new Error(`mount child failed (${p.exitCode}): ${p.stderr.toString().slice(0, 2000)}`);
+    const out = JSON.parse(p.stdout.toString().trim().split("\n").pop() as string);
+    expect(out).toEqual({
+      "true:f.txt->mnt/f.txt": { code: "CROSS_DEVICE_MOVE" },
+      "true:f.txt->bind/f.txt": { code: "CROSS_DEVICE_MOVE" },
+      "true:d->mnt/d": { code: "CROSS_DEVICE_MOVE" },
+      "true:mnt/m.txt->m.txt": { code: "CROSS_DEVICE_MOVE" },
+      "false:f.txt->mnt/f.txt": { code: "MOUNT_CROSSING_NOT_ALLOWED" },
+      "false:f.txt->bind/f.txt": { code: "MOUNT_CROSSING_NOT_ALLOWED" },
+      "false:d->mnt/d": { code: "MOUNT_CROSSING_NOT_ALLOWED" },
+      "false:mnt/m.txt->m.txt": { code: "MOUNT_CROSSING_NOT_ALLOWED" },
+      files: { "f.txt": "FILE", "d/x.txt": "DIR", "mnt/m.txt": "MOUNTED", mnt: ["m.txt"], bind: [] },
+    });
+  });
+});
