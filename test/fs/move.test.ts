@@ -332,3 +332,66 @@ describe.skipIf(!linux)("move_file across mounts (Linux mount namespace)", () =>
     });
   });
 });
+
+// The race test's attacker (fixtures/swapper.ts) swaps `swap` for a symlink to an outside tree
+// holding the same names, with atomic renames, while moves run into, out of and within `swap`:
+// nothing outside may change and nothing from outside may arrive in the workdir.
+const RACE_ATTEMPTS = 1500;
+const RACE_CODES = new Set(["SYMLINK_NOT_ALLOWED", "PATH_NOT_FOUND", "PARENT_NOT_FOUND", "REVISION_CONFLICT", "NOT_A_DIRECTORY", "PATH_ALREADY_EXISTS"]);
+for (const mode of ["openat2", "walk"] as const) {
+  test.skipIf(!linux)(`moves against a live directory/symlink swapper change nothing outside (${mode})`, async () => {
+    forceResolver(mode);
+    const base = tempDir();
+    const root = path.join(base, "root");
+    const outside = path.join(base, "outside");
+    const marker = `OUTSIDE-${crypto.randomUUID()}`;
+    for (const rel of ["a.txt", "b.txt", "top.txt", "sub/x.txt", "sub2/x.txt"]) write(outside, rel, marker);
+    write(root, "swap/a.txt", "inside a");
+    write(root, "swap/sub/x.txt", "inside x");
+    write(root, "top.txt", "inside top");
+    fs.symlinkSync(outside, path.join(root, "swap.link"));
+    const before = tree(outside);
+    const svc = createFileService(registry([workdir("w", root)]));
+    const attacker = Bun.spawn([process.execPath, path.join(import.meta.dir, "fixtures/swapper.ts"), root], { stdout: "ignore", stderr: "ignore" });
+    try {
+      const t0 = Date.now();
+      while (!fs.existsSync(path.join(base, "swaps")) && Date.now() - t0 < 10_000) await Bun.sleep(5);
+      const codes = new Map<string, number>();
+      let ok = 0;
+      const pairs: Array<[string, string]> = [
+        ["swap/a.txt", "swap/b.txt"],
+        ["swap/b.txt", "swap/a.txt"],
+        ["top.txt", "swap/top.txt"],
+        ["swap/top.txt", "top.txt"],
+        ["swap/sub", "swap/sub2"],
+        ["swap/sub2", "swap/sub"],
+      ];
+      for (let i = 0; i < RACE_ATTEMPTS; i++) {
+        const [source, destination] = pairs[i % pairs.length] as [string, string];
+        try {
+          const revision = (await svc.statFile({ workdir: "w", path: source })).revision;
+          await svc.moveFile({ workdir: "w", source, destination, expected_revision: revision });
+          ok++;
+        } catch (err) {
+          const code = (err as { code?: string }).code ?? String(err);
+          if (!RACE_CODES.has(code)) throw err;
+          expect((err as Error).message).not.toContain(base);
+          codes.set(code, (codes.get(code) ?? 0) + 1);
+        }
+      }
+      attacker.kill("SIGKILL");
+      await attacker.exited;
+      expect(tree(outside)).toEqual(before);
+      const inside = tree(root);
+      expect(Object.entries(inside).filter(([, v]) => v.includes(Buffer.from(marker).toString("hex")))).toEqual([]);
+      // every inside file still exists exactly once, somewhere inside
+      const bytes = Object.values(inside).filter((v) => v.startsWith("file")).map((v) => Buffer.from(v.split(" ")[2] as string, "hex").toString());
+      expect(bytes.sort()).toEqual(["inside a", "inside top", "inside x"]);
+      expect(ok).toBeGreaterThan(0);
+      expect(codes.get("SYMLINK_NOT_ALLOWED") ?? 0).toBeGreaterThan(0);
+      svc.close();
+    } finally {
+      attacker.kill("SIGKILL");
+    }
+  }, 60_000);
+}
