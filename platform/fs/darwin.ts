@@ -26,6 +26,8 @@ export const O = {
 } as const;
 
 const AT_REMOVEDIR = 0x80;
+/** <stdio.h> renameatx_np flag: fail with EEXIST instead of replacing the destination. */
+const RENAME_EXCL = 0x4;
 const COPYFILE_ACL = 1 << 0;
 
 function load() {
@@ -33,6 +35,8 @@ function load() {
     __error: { args: [], returns: "ptr" },
     linkat: { args: ["i32", "ptr", "i32", "ptr", "i32"], returns: "i32" },
     renameat: { args: ["i32", "ptr", "i32", "ptr"], returns: "i32" },
+    // macOS 10.12+: int renameatx_np(int fromfd, const char *from, int tofd, const char *to, unsigned int flags)
+    renameatx_np: { args: ["i32", "ptr", "i32", "ptr", "u32"], returns: "i32" },
     unlinkat: { args: ["i32", "ptr", "i32"], returns: "i32" },
     mkdirat: { args: ["i32", "ptr", "u16"], returns: "i32" },
     fchmod: { args: ["i32", "u16"], returns: "i32" },
@@ -66,6 +70,10 @@ export function linkat(dir: number, oldName: string, newName: string): void {
 }
 export function renameat(dir: number, oldName: string, newName: string): void {
   check(sys().renameat(dir, cstr(oldName), dir, cstr(newName)), "renameat");
+}
+/** Atomic no-replace rename between two held directories (EEXIST when `newName` exists). */
+export function renameatExcl(oldDir: number, oldName: string, newDir: number, newName: string): void {
+  check(sys().renameatx_np(oldDir, cstr(oldName), newDir, cstr(newName), RENAME_EXCL), "renameatx_np");
 }
 export function unlinkat(dir: number, name: string, isDir: boolean): void {
   check(sys().unlinkat(dir, cstr(name), isDir ? AT_REMOVEDIR : 0), "unlinkat");

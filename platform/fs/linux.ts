@@ -41,6 +41,9 @@ export const AT_REMOVEDIR = 0x200;
 const SYS_OPENAT2 = 437n;
 const SYS_OPENAT = process.arch === "arm64" ? 56n : 257n;
 const SYS_GETDENTS64 = process.arch === "arm64" ? 61n : 217n;
+const SYS_RENAMEAT2 = process.arch === "arm64" ? 276n : 316n;
+/** renameat2 flag: fail with EEXIST instead of replacing an existing destination. */
+export const RENAME_NOREPLACE = 1n;
 const SEEK_SET = 0;
 
 type Libc = ReturnType<typeof loadLibc>;
@@ -73,7 +76,17 @@ function loadLibc() {
   const getdents = dlopen("libc.so.6", {
     syscall: { args: ["i64", "i64", "ptr", "u64"], returns: "i64" },
   });
-  return { s: common.symbols, openat2: openat2.symbols.syscall, openat: openat.symbols.syscall, getdents64: getdents.symbols.syscall };
+  // renameat2 has no glibc wrapper before 2.28: the raw syscall (Linux 3.15+) works everywhere
+  const renameat2 = dlopen("libc.so.6", {
+    syscall: { args: ["i64", "i64", "ptr", "i64", "ptr", "u64"], returns: "i64" },
+  });
+  return {
+    s: common.symbols,
+    openat2: openat2.symbols.syscall,
+    openat: openat.symbols.syscall,
+    getdents64: getdents.symbols.syscall,
+    renameat2: renameat2.symbols.syscall,
+  };
 }
 
 function lib(): Libc {
@@ -188,6 +201,15 @@ export function linkat(olddir: number, oldname: string, newdir: number, newname:
 
 export function renameat(olddir: number, oldname: string, newdir: number, newname: string): void {
   check(lib().s.renameat(olddir, cstr(oldname), newdir, cstr(newname)), "renameat");
+}
+
+/**
+ * renameat2(olddir, oldname, newdir, newname, RENAME_NOREPLACE): the kernel checks that newname is
+ * absent and renames under one lock, so nothing is ever replaced (EEXIST). A filesystem without
+ * the flag answers EINVAL; callers must then refuse, never fall back to plain renameat.
+ */
+export function renameatNoReplace(olddir: number, oldname: string, newdir: number, newname: string): void {
+  check(lib().renameat2(SYS_RENAMEAT2, BigInt(olddir), cstr(oldname), BigInt(newdir), cstr(newname), RENAME_NOREPLACE), "renameat2");
 }
 
 export function unlinkat(dirfd: number, name: string, removeDir: boolean): void {

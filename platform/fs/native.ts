@@ -61,6 +61,16 @@ export interface FsNative {
   lstatChild(dirFd: number, name: string): import("node:fs").BigIntStats;
   linkAt(dirFd: number, oldName: string, newName: string): void;
   renameAt(dirFd: number, oldName: string, newName: string): void;
+  /**
+   * Move the entry `srcName` of the held directory `srcDirFd` (a file or a directory, never
+   * followed) to `dstName` in the held directory `dstDirFd`, refusing atomically, in the kernel,
+   * to replace anything already there (EEXIST). Linux: renameat2(RENAME_NOREPLACE); macOS:
+   * renameatx_np(RENAME_EXCL); Windows: FILE_RENAME_INFORMATION on the source's own handle with
+   * RootDirectory = the destination handle and no replace. A filesystem that cannot refuse
+   * replacement fails (EINVAL/ENOTSUP) rather than falling back to a rename that could overwrite.
+   * Another filesystem is EXDEV.
+   */
+  renameNoReplace(srcDirFd: number, srcName: string, dstDirFd: number, dstName: string): void;
   unlinkAt(dirFd: number, name: string, isDir: boolean): void;
   mkdirAt(dirFd: number, name: string, mode: number): void;
   fchmod(fd: number, mode: number): void;

@@ -186,6 +186,12 @@ export const darwinNative: FsNative = {
 
   linkAt: sys.linkat,
   renameAt: sys.renameat,
+  renameNoReplace(srcDirFd, srcName, dstDirFd, dstName) {
+    // both must be directories this backend handed out (their paths are what later opens trust)
+    base(srcDirFd);
+    base(dstDirFd);
+    sys.renameatExcl(srcDirFd, srcName, dstDirFd, dstName);
+  },
   unlinkAt: sys.unlinkat,
   mkdirAt: sys.mkdirat,
   fchmod: sys.fchmod,

@@ -205,6 +205,9 @@ export const linuxNative: FsNative = {
   renameAt(dirFd, oldName, newName) {
     sys.renameat(dirFd, oldName, dirFd, newName);
   },
+  renameNoReplace(srcDirFd, srcName, dstDirFd, dstName) {
+    sys.renameatNoReplace(srcDirFd, srcName, dstDirFd, dstName);
+  },
   unlinkAt(dirFd, name, isDir) {
     sys.unlinkat(dirFd, name, isDir);
   },

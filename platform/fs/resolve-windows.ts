@@ -197,6 +197,18 @@ export const windowsNative: FsNative = {
   renameAt(dirFd, oldName, newName) {
     withChild(dirFd, oldName, A.DELETE, OPT.NON_DIRECTORY_FILE, (h, base) => nt.renameHandle(h, base, newName, true));
   },
+  // The source's own handle is renamed, with RootDirectory = the held destination directory and
+  // no replace: NTFS refuses an existing name (OBJECT_NAME_COLLISION → EEXIST) under its own lock.
+  // Options 0 open a file or a directory; finalObject false refuses any reparse point, a symlink
+  // included, so a link is never what moves.
+  renameNoReplace(srcDirFd, srcName, dstDirFd, dstName) {
+    const h = openOne(nt.handleOf(srcDirFd), srcName, A.DELETE | A.READ_ATTRIBUTES, 0, DISP.OPEN, false);
+    try {
+      nt.renameHandle(h, nt.handleOf(dstDirFd), dstName, false);
+    } finally {
+      nt.ntClose(h);
+    }
+  },
   unlinkAt(dirFd, name, isDir) {
     withChild(dirFd, name, A.DELETE, isDir ? OPT.DIRECTORY_FILE : OPT.NON_DIRECTORY_FILE, (h) => nt.deleteHandle(h));
   },

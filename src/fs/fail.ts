@@ -38,6 +38,8 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   MULTIPLE_HARDLINKS_NOT_SUPPORTED: "file has more than one hard link",
   METADATA_PRESERVATION_FAILED: "file metadata could not be preserved; nothing changed",
   DIRECTORY_NOT_EMPTY: "directory is not empty",
+  MOVE_INTO_SELF: "a directory cannot be moved into itself or below itself",
+  CROSS_DEVICE_MOVE: "source and destination are on different filesystems; a move never copies",
   MUTATION_IO_ERROR: "the filesystem refused the change",
   BINARY_TRANSFER_DISABLED: "binary transfer is disabled for this workdir",
   BINARY_FILE_TOO_LARGE: "file is larger than the binary transfer limit",

@@ -10,6 +10,7 @@ export type { CreateTextOutput } from "./create.ts";
 export type { EditTextOutput, TextEdit } from "./edit.ts";
 export type { DeleteFileOutput } from "./delete.ts";
 export type { CreateDirectoryOutput, DeleteDirectoryOutput } from "./directory.ts";
+export type { MoveOutput } from "./move.ts";
 export type { BinaryMeta, UploadOutput } from "./binary.ts";
 export { REVISION_PATTERN } from "./revision.ts";
 export { MAX_GLOB_CHARS } from "./glob.ts";

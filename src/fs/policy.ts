@@ -148,7 +148,8 @@ export class PathPolicy {
   private readonly folded: Rules | null;
   /** Folding changed no glob: a name that folds to itself needs only the exact test. */
   private readonly globsFoldToSelf: boolean;
-  private readonly hasPathRules: boolean;
+  /** Some deny glob holds a `/`: a path's status then depends on its prefix, not only its names. */
+  readonly hasPathRules: boolean;
   // entryVisible is called once per entry of the same directory: fold its path once.
   private lastParent = "";
   private lastParentFolded = "";

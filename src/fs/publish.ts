@@ -61,7 +61,7 @@ function removeTemp(ws: Workspace, parentFd: number, tmp: TempFile): void {
 }
 
 /** fsync the directory so the new name is durable; a failure here is not the caller's problem. */
-function syncDirectory(ws: Workspace, parentFd: number): void {
+export function syncDirectory(ws: Workspace, parentFd: number): void {
   try {
     const fd = ws.native.openBeneath(parentFd, [], "dirList");
     try {

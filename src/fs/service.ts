@@ -12,7 +12,8 @@ import { editTextFile, type EditTextOutput, type TextEdit } from "./edit.ts";
 import { findFiles, type FindOutput } from "./find.ts";
 import { processMutationGate, type MutationGate } from "./gate.ts";
 import { listDirectory, type ListDirectoryOutput } from "./list.ts";
-import { fsNative } from "../../platform/fs/native.ts";
+import { moveFile, type MoveOutput } from "./move.ts";
+import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
 import { searchText, type SearchOutput } from "./search.ts";
@@ -54,6 +55,7 @@ export interface FileService {
   deleteFile(a: { workdir: string; path: string; expected_revision: string }): Promise<DeleteFileOutput>;
   createDirectory(a: { workdir: string; path: string }): Promise<CreateDirectoryOutput>;
   deleteDirectory(a: { workdir: string; path: string; expected_revision: string }): Promise<DeleteDirectoryOutput>;
+  moveFile(a: { workdir: string; source: string; destination: string; expected_revision: string }): Promise<MoveOutput>;
   downloadBinaryFile(a: { workdir: string; path: string }): Promise<{ meta: BinaryMeta; bytes: Uint8Array }>;
   uploadBinaryFile(a: {
     workdir: string;
@@ -85,11 +87,17 @@ function positiveIntOrUndefined(t: Target, value: number | undefined, name: stri
   return value;
 }
 
-export function createFileService(registry: Registry, options: { gate?: MutationGate } = {}): FileService {
+export interface FileServiceOptions {
+  gate?: MutationGate;
+  /** The OS backend; tests wrap the real one to act at an exact step (e.g. right before a rename). */
+  native?: FsNative;
+}
+
+export function createFileService(registry: Registry, options: FileServiceOptions = {}): FileService {
   const gate = options.gate ?? processMutationGate();
   let workspace: Workspace | null = null;
   const ws = (): Workspace => {
-    if (workspace === null) workspace = new Workspace(registry, fsNative());
+    if (workspace === null) workspace = new Workspace(registry, options.native ?? fsNative());
     return workspace;
   };
   const limits = registry.limits;
@@ -164,6 +172,12 @@ export function createFileService(registry: Registry, options: { gate?: Mutation
     async deleteDirectory(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true });
       return deleteDirectory(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"));
+    },
+
+    async moveFile(a) {
+      const src = ws().prepare(a.workdir, a.source, { mutation: true });
+      const dst = ws().prepare(a.workdir, a.destination, { mutation: true });
+      return moveFile(ws(), gate, src, dst, requireString(src, a.expected_revision, "expected_revision"));
     },
 
     async downloadBinaryFile(a) {

@@ -6,8 +6,8 @@ export const SERVER_INSTRUCTIONS = [
   "paths, '~' and '..' escaping the root are refused, symlinks are never followed, and hidden or",
   "sensitive files (.env, keys) may be refused by policy.",
   "Read with list_directory, find_files, search_text, read_text_file and stat_file. Write tools appear only",
-  "when a workdir is read-write: create_text_file never overwrites; edit_text_file, delete_file and",
-  "delete_directory need the revision token from your latest read or stat_file, and a REVISION_CONFLICT",
+  "when a workdir is read-write: create_text_file and move_file never overwrite; edit_text_file, delete_file,",
+  "delete_directory and move_file need the revision token from your latest read or stat_file, and a REVISION_CONFLICT",
   "means the object changed: read it again before retrying.",
   "Errors come back as 'CODE: detail' with structuredContent {code, message}.",
 ].join("\n");

@@ -1,5 +1,5 @@
 // The one place the tool list is assembled (docs/tools.md): a tool is listed only where it can do
-// something. Read tools always; the five mutation tools only when a workdir is read-write;
+// something. Read tools always; the mutation tools (move_file included) only when a workdir is read-write;
 // download only when a workdir enables binary transfer, upload only when one workdir is both
 // read-write and binary-enabled; agent tools only when the Agent Bridge is enabled and a workdir
 // allows a runtime.
@@ -14,6 +14,7 @@ import { editTextFileTool } from "./tools/fs/edit-text-file.ts";
 import { findFilesTool } from "./tools/fs/find-files.ts";
 import { listDirectoryTool } from "./tools/fs/list-directory.ts";
 import { listWorkdirsTool } from "./tools/fs/list-workdirs.ts";
+import { moveFileTool } from "./tools/fs/move-file.ts";
 import { readTextFileTool } from "./tools/fs/read-text-file.ts";
 import { searchTextTool } from "./tools/fs/search-text.ts";
 import type { FsToolDeps } from "./tools/fs/service.ts";
@@ -53,6 +54,7 @@ export function buildToolSurface(registry: Registry, deps: FsToolDeps, agentTool
       deleteFileTool(deps),
       createDirectoryTool(deps),
       deleteDirectoryTool(deps),
+      moveFileTool(deps),
     );
   }
   if (hasBinaryWorkdir(registry)) tools.push(downloadBinaryFileTool(deps));

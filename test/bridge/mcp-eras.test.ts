@@ -60,7 +60,7 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect(tools).toEqual(baseline);
     expect(tools.map((t) => t.name)).toEqual([
       "list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file",
-      "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory",
+      "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
       "list_agent_runtimes", "list_agent_models", "submit_agent_task", "get_agent_task", "read_agent_task_events",
       "read_agent_task_result", "respond_agent_approval", "answer_agent_question", "send_agent_message", "cancel_agent_task",
     ]);

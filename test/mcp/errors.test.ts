@@ -96,13 +96,17 @@ describe("coded errors", () => {
     fs.mkdirSync(path.join(ro, "victim-dir"));
     fs.writeFileSync(path.join(rw, "victim.txt"), "keep\n");
     fs.mkdirSync(path.join(rw, "victim-dir"));
+    fs.writeFileSync(path.join(ro, "mv.txt"), "move me\n");
+    fs.writeFileSync(path.join(rw, "mv.txt"), "move me\n");
     const stat = (wd: string, p: string) => h.call("stat_file", { workdir: wd, path: p });
     for (const wd of ["ro", "rw"]) {
       const fileRev = ok<{ revision: string }>(await stat(wd, "victim.txt")).revision;
+      const mvRev = ok<{ revision: string }>(await stat(wd, "mv.txt")).revision;
       const calls: Array<[string, Record<string, unknown>]> = [
         ["create_text_file", { workdir: wd, path: "made.txt", content: "new" }],
         ["edit_text_file", { workdir: wd, path: "victim.txt", expected_revision: fileRev, edits: [{ old_text: "keep", new_text: "gone" }] }],
         ["create_directory", { workdir: wd, path: "made-dir" }],
+        ["move_file", { workdir: wd, source: "mv.txt", destination: "moved.txt", expected_revision: mvRev }],
       ];
       for (const [tool, args] of calls) {
         const res = await h.call(tool, args);
@@ -125,6 +129,8 @@ describe("coded errors", () => {
     expect(fs.existsSync(path.join(ro, "made.txt"))).toBe(false);
     expect(fs.existsSync(path.join(rw, "victim.txt"))).toBe(false);
     expect(fs.readFileSync(path.join(rw, "made.txt"), "utf8")).toBe("new");
+    expect([fs.existsSync(path.join(ro, "mv.txt")), fs.existsSync(path.join(ro, "moved.txt"))]).toEqual([true, false]);
+    expect([fs.existsSync(path.join(rw, "mv.txt")), fs.readFileSync(path.join(rw, "moved.txt"), "utf8")]).toEqual([false, "move me\n"]);
   });
 });
 

@@ -39,7 +39,7 @@ function serverCommand(config: string): { command: string; args: string[] } {
 }
 
 const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
-const WRITE_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory"];
+const WRITE_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file"];
 const NOTES = "alpha\nneedle here\nomega\n";
 
 let base = "";

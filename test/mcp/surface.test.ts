@@ -11,7 +11,7 @@ import { HINTS, defineTool } from "../../src/mcp/tool.ts";
 import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpers.ts";
 
 const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
-const MUTATION_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory"];
+const MUTATION_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file"];
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const EXPECTED_HINTS: Record<string, typeof READ> = {
@@ -28,6 +28,7 @@ const EXPECTED_HINTS: Record<string, typeof READ> = {
   edit_text_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   delete_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   delete_directory: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  move_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 };
 
 let root: string;
@@ -52,7 +53,23 @@ describe("tool surface per deployment", () => {
     expect(names).toEqual([...READ_TOOLS].sort());
   });
 
-  test("one read-write workdir adds exactly the 5 mutation tools (11)", async () => {
+  test("a read-only deployment does not list move_file, and calling it anyway is refused with nothing moved", async () => {
+    fs.writeFileSync(path.join(root, "a", "keep.txt"), "keep");
+    const h = await connect(makeRegistry([{ alias: "a", path: path.join(root, "a") }]));
+    try {
+      expect((await h.client.listTools()).tools.map((t) => t.name)).not.toContain("move_file");
+      const err = await h.client
+        .callTool({ name: "move_file", arguments: { workdir: "a", source: "keep.txt", destination: "moved.txt", expected_revision: "v1:0000000000000000" } })
+        .catch((e: unknown) => e);
+      expect((err as { code?: number }).code).toBe(-32602);
+    } finally {
+      await h.close();
+      expect(fs.readdirSync(path.join(root, "a"))).toEqual(["keep.txt"]);
+      fs.rmSync(path.join(root, "a", "keep.txt"));
+    }
+  });
+
+  test("one read-write workdir adds exactly the 6 mutation tools (12)", async () => {
     const names = await toolNames(
       makeRegistry([
         { alias: "a", path: path.join(root, "a") },
@@ -62,7 +79,7 @@ describe("tool surface per deployment", () => {
     expect(names).toEqual([...READ_TOOLS, ...MUTATION_TOOLS].sort());
   });
 
-  test("a read-write workdir with binary transfer lists all 13", async () => {
+  test("a read-write workdir with binary transfer lists all 14", async () => {
     const names = await toolNames(
       makeRegistry([{ alias: "a", path: path.join(root, "a"), read_only: false, binary_transfer_enabled: true }]),
     );
@@ -116,7 +133,7 @@ describe("tool listing details", () => {
 
   test("every tool carries exactly the four annotations of the reference table", async () => {
     const { tools } = await h.client.listTools();
-    expect(tools.length).toBe(13);
+    expect(tools.length).toBe(14);
     for (const tool of tools) {
       const { title: _title, ...hints } = tool.annotations ?? {};
       expect({ name: tool.name, hints }).toEqual({ name: tool.name, hints: EXPECTED_HINTS[tool.name]! });

@@ -110,6 +110,42 @@ describe("mutation tools", () => {
   });
 });
 
+describe("move_file", () => {
+  test("moves a file and a directory with bytes kept; never overwrites; refusals are coded and name no host path", async () => {
+    const work = path.join(base, "work");
+    fs.mkdirSync(path.join(work, "mv/sub"), { recursive: true });
+    fs.writeFileSync(path.join(work, "mv/a.txt"), "alpha\n");
+    fs.writeFileSync(path.join(work, "mv/taken.txt"), "taken\n");
+    const rev = async (p: string) => ok<{ revision: string }>(await h.call("stat_file", { workdir: "work", path: p })).revision;
+    const moved = ok<{ revision: string; type: string }>(
+      await h.call("move_file", { workdir: "work", source: "mv/a.txt", destination: "mv/sub/b.txt", expected_revision: await rev("mv/a.txt") }),
+    );
+    expect(moved.type).toBe("file");
+    expect(moved.revision).toBe(await rev("mv/sub/b.txt"));
+    expect(fs.existsSync(path.join(work, "mv/a.txt"))).toBe(false);
+    expect(fs.readFileSync(path.join(work, "mv/sub/b.txt"), "utf8")).toBe("alpha\n");
+
+    const taken = await h.call("move_file", { workdir: "work", source: "mv/sub/b.txt", destination: "mv/taken.txt", expected_revision: moved.revision });
+    expect(taken.isError).toBe(true);
+    expect((taken.structuredContent as { code: string }).code).toBe("PATH_ALREADY_EXISTS");
+    expect(fs.readFileSync(path.join(work, "mv/taken.txt"), "utf8")).toBe("taken\n");
+    const self = await h.call("move_file", { workdir: "work", source: "mv", destination: "mv/sub/mv", expected_revision: await rev("mv") });
+    expect((self.structuredContent as { code: string }).code).toBe("MOVE_INTO_SELF");
+    const out = await h.call("move_file", { workdir: "work", source: "mv/taken.txt", destination: "../docs/x.txt", expected_revision: await rev("mv/taken.txt") });
+    expect((out.structuredContent as { code: string }).code).toBe("PATH_OUTSIDE_WORKDIR");
+    for (const r of [taken, self, out]) expect(JSON.stringify(r)).not.toContain(base);
+
+    const dir = ok<{ type: string }>(await h.call("move_file", { workdir: "work", source: "mv", destination: "mv2", expected_revision: await rev("mv") }));
+    expect(dir.type).toBe("directory");
+    expect(fs.readFileSync(path.join(work, "mv2/sub/b.txt"), "utf8")).toBe("alpha\n");
+    expect(fs.existsSync(path.join(work, "mv"))).toBe(false);
+    // a read-only workdir refuses it before anything else
+    const ro = await h.call("move_file", { workdir: "docs", source: "readme.md", destination: "r.md", expected_revision: "v1:0000000000000000" });
+    expect((ro.structuredContent as { code: string }).code).toBe("WORKDIR_READ_ONLY");
+    expect(fs.existsSync(path.join(base, "docs", "readme.md"))).toBe(true);
+  });
+});
+
 describe("concurrent calls", () => {
   test("two concurrent creates of one path: exactly one wins, the winner's bytes are intact", async () => {
     const [a, b] = await Promise.all([

@@ -51,6 +51,15 @@ test("serve mutations honour the Agent Bridge writer lease", async () => {
     const held = leases().tryAcquire(lockFile);
     expect(held).not.toBeNull();
     expect(await create("b.txt")).toBe("WORKDIR_BUSY");
+    // move_file takes the same lease: nothing moves while another process holds it
+    fs.writeFileSync(path.join(base, "w", "m.txt"), "m");
+    const st = (await client.callTool({ name: "stat_file", arguments: { workdir: "w", path: "m.txt" } })) as CallToolResult;
+    const mv = (await client.callTool({
+      name: "move_file",
+      arguments: { workdir: "w", source: "m.txt", destination: "moved.txt", expected_revision: (st.structuredContent as { revision: string }).revision },
+    })) as CallToolResult;
+    expect((mv.structuredContent as { code: string }).code).toBe("WORKDIR_BUSY");
+    fs.rmSync(path.join(base, "w", "m.txt"));
     // Reads do not take the lease.
     const list = (await client.callTool({ name: "list_directory", arguments: { workdir: "w" } })) as CallToolResult;
     expect(list.isError).toBeFalsy();
