@@ -24,12 +24,14 @@ interface Case {
   query: string;
   regex: boolean;
   rgArgs: string[];
+  caseSensitive?: false;
 }
 
 const CASES: Case[] = [
   { name: "literal (reference)", query: "zq-no-such-token-7781", regex: false, rgArgs: ["--fixed-strings", "--", "zq-no-such-token-7781"] },
   { name: "regex, required literal", query: "zq-no-such-token-\\d+", regex: true, rgArgs: ["-e", "zq-no-such-token-\\d+"] },
-  { name: "regex, (?i) literal", query: "(?i)ZQ_NOSUCH\\w+", regex: true, rgArgs: ["-e", "(?i)ZQ_NOSUCH\\w+"] },
+  { name: "regex, case_sensitive=false", query: "ZQ_NOSUCH\\w+", regex: true, caseSensitive: false, rgArgs: ["--ignore-case", "-e", "ZQ_NOSUCH\\w+"] },
+  { name: "regex, inline (?i)", query: "(?i)ZQ_NOSUCH\\w+", regex: true, rgArgs: ["-e", "(?i)ZQ_NOSUCH\\w+"] },
   { name: "regex, classes only", query: "\\b[A-Z]{2}\\d{3}\\b", regex: true, rgArgs: ["-e", "\\b[A-Z]{2}\\d{3}\\b"] },
   { name: "regex, common literal", query: "^\\s*function\\s+\\d", regex: true, rgArgs: ["-e", "^\\s*function\\s+\\d"] },
   { name: "regex, heavy", query: "(\\w+\\s+){8}\\d", regex: true, rgArgs: ["-e", "(\\w+\\s+){8}\\d"] },
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
   try {
     const ours = async (c: Case): Promise<number> => {
       const t0 = performance.now();
-      const r = await s.call("search_text", { workdir: "bench", query: c.query, regex: c.regex, limit: 100 });
+      const r = await s.call("search_text", { workdir: "bench", query: c.query, regex: c.regex, case_sensitive: c.caseSensitive ?? true, limit: 100 });
       const ms = performance.now() - t0;
       const out = r.structuredContent as { returned?: number; code?: string };
       if (r.isError || out.returned !== 0) throw new Error(`${c.name}: unexpected answer ${JSON.stringify(out).slice(0, 200)}`);

@@ -11,6 +11,15 @@
 // those texts (even escaped) is tested line by line throughout. re2js's own required-literal
 // prefilter (indexOf before the automaton) runs inside each test() call.
 //
+// re2js builds no such prefilter for a case-insensitive pattern, and its (?i) automaton is several
+// times slower, so case_sensitive=false gets one here (literalFilter): the required literals of the
+// SAME pattern compiled case-sensitively, searched in an ASCII-lowercased copy of a piece that is
+// pure ASCII. Sound because (?i) matches a text exactly when some per-character case variant of it
+// matches the case-sensitive pattern, so every (?i) match holds a case variant of each literal
+// that pattern requires, and in ASCII text the case variants of an ASCII character are its two
+// ASCII cases (the Kelvin sign and long s are not ASCII). Non-ASCII pieces and non-ASCII literals
+// are not filtered.
+//
 // The event loop: one test() call cannot be interrupted, and a pathological pattern can make
 // re2js's NFA take ~10 ms per KiB. Pieces are sized so that one call takes about TARGET_MS
 // (halved after a slow call, doubled after a fast one) and the walk's clock is checked between
@@ -18,8 +27,9 @@
 // MAX_REGEX_LINE_BYTES (longer lines never match in regex mode), with a program of at most
 // MAX_REGEX_PROGRAM instructions.
 
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { RE2JS } from "re2js";
+import { asciiLower } from "./scan.ts";
 import { countNewlines, matchText, type LineHit } from "./scan-text.ts";
 
 /** Longest regex, in UTF-16 code units (the same bound as globs). */
@@ -80,7 +90,42 @@ export function compileLineRegex(pattern: string, caseSensitive: boolean): Regex
   const size = re.programSize();
   if (size > MAX_REGEX_PROGRAM) return `regex is too large once compiled (${size} instructions, at most ${MAX_REGEX_PROGRAM}); use smaller counted repetitions such as {1,100}`;
   const pieceSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
-  return new RegexLines(re, pieceSafe);
+  return new RegexLines(re, pieceSafe, caseSensitive ? null : literalFilter(RE2JS.compile(pattern, RE2JS.MULTILINE)));
+}
+
+/** Literals every match must hold (lowercase ASCII bytes), as an and/or tree; null: no filter. */
+type Literals = { all: Literals[] } | { any: Literals[] } | Buffer | null;
+
+/**
+ * The required-literal tree of a case-sensitive compile, read from re2js's prefilter (pinned
+ * 2.10.0: {type: 0 none | 1 exact | 2 and | 3 or, bytes, subs}); anything else is "no filter".
+ */
+function literalFilter(sensitive: RE2JS): Literals {
+  const walk = (p: unknown): Literals => {
+    if (typeof p !== "object" || p === null) return null;
+    const { type, bytes, subs } = p as { type?: unknown; bytes?: unknown; subs?: unknown };
+    if (type === 1 && bytes instanceof Uint8Array && bytes.length > 0) {
+      const b = Buffer.from(bytes);
+      if (!isAscii(b)) return null;
+      asciiLower(b, b);
+      return b;
+    }
+    if ((type !== 2 && type !== 3) || !Array.isArray(subs) || subs.length === 0) return null;
+    const parts = subs.map(walk);
+    if (type === 2) {
+      const known = parts.filter((x) => x !== null);
+      return known.length === 0 ? null : { all: known };
+    }
+    return parts.includes(null) ? null : { any: parts };
+  };
+  return walk((sensitive as unknown as { re2Input?: { prefilter?: unknown } }).re2Input?.prefilter);
+}
+
+function holds(l: Literals, lowered: Buffer): boolean {
+  if (l === null) return true;
+  if (Buffer.isBuffer(l)) return lowered.indexOf(l) !== -1;
+  if ("all" in l) return l.all.every((x) => holds(x, lowered));
+  return l.any.some((x) => holds(x, lowered));
 }
 
 export class RegexLines {
@@ -90,12 +135,27 @@ export class RegexLines {
     private readonly re: RE2JS,
     /** Whether "a piece of lines tests positive" is implied by "one of its lines matches". */
     private readonly pieceSafe: boolean,
+    /** case_sensitive=false: literals a piece must hold (see the header). */
+    private readonly literals: Literals = null,
   ) {}
+
+  private scratch: Buffer | null = null;
+
+  /** False when the piece cannot hold a match by the case-insensitive literal filter. */
+  private mayHold(piece: Buffer): boolean {
+    if (this.literals === null || !isAscii(piece)) return true;
+    if (this.scratch === null || this.scratch.length < piece.length) this.scratch = Buffer.allocUnsafe(Math.max(piece.length, MAX_REGEX_LINE_BYTES + 1));
+    const low = this.scratch.subarray(0, piece.length);
+    piece.copy(low);
+    asciiLower(low, low);
+    return holds(this.literals, low);
+  }
 
   /** For a whole small file in `view` (no NUL): true when no line of it can match (one call). */
   rejects(view: Buffer): boolean {
-    if (!this.pieceSafe || view.length > this.piece) return false;
-    return !this.test(view, true);
+    if (view.length > this.piece) return false;
+    if (!this.mayHold(view)) return true;
+    return this.pieceSafe && !this.test(view, true);
   }
 
   private test(bytes: Buffer, adapt: boolean): boolean {
@@ -137,6 +197,7 @@ export class RegexLines {
   }
 
   private async range(view: Buffer, s: number, e: number, want: number, hits: LineHit[], count: { at: number; lines: number }, pace: Pace, top: boolean): Promise<void> {
+    if (top && !this.mayHold(view.subarray(s, e))) return;
     if (this.pieceSafe) {
       if (!this.test(view.subarray(s, e), top)) return;
       if (e - s > LEAF) {

@@ -45,6 +45,24 @@ describe("regex semantics per line", () => {
     expect(at(await rx(f.svc, "STRASSE", { case_sensitive: false }))).toEqual([]);
   });
 
+  test("case-insensitive required literals (our ASCII prefilter) never hide a match, across many pieces", async () => {
+    const f = single();
+    const rows = Array.from({ length: 30_000 }, (_, i) => `row ${i} lorem ipsum dolor`);
+    rows[7] = "xx Zq_NoSuch_Token_42 yy";
+    rows[29_990] = "the KELVIN scale";
+    rows[15_000] = "tail BaRrRX end";
+    write(f.root, "ascii.txt", `${rows.join("\n")}\n`);
+    write(f.root, "uni.txt", "temperature \u212Aelvin\nſtraße\n");
+    const ci = { case_sensitive: false };
+    expect(at(await rx(f.svc, "zq_nosuch_token_\\d+", ci))).toEqual(["ascii.txt:8"]);
+    expect(at(await rx(f.svc, "(foo|ba)r+x", ci))).toEqual(["ascii.txt:15001"]);
+    expect(at(await rx(f.svc, "\\x{212A}elvin", ci))).toEqual(["ascii.txt:29991", "uni.txt:1"]);
+    expect(at(await rx(f.svc, "kelvin", ci))).toEqual(["ascii.txt:29991", "uni.txt:1"]);
+    expect(at(await rx(f.svc, "^STRASSE|^straSSe|^STRAßE$", ci))).toEqual(["uni.txt:2"]);
+    expect(at(await rx(f.svc, "lorem (?-i:IPSUM)", ci))).toEqual([]);
+    expect((await rx(f.svc, "ROW 2998\\d LOREM", ci)).returned).toBe(10);
+  });
+
   test("Unicode classes and . see code points of the UTF-8 text", async () => {
     const f = single();
     write(f.root, "u.txt", "前\nab\nΑθήνα 2024\n日本語テキスト\n😀x\n");
