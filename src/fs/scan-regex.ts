@@ -12,7 +12,7 @@
 // prefilter (indexOf before the automaton) runs inside each test() call.
 //
 // re2js builds no such prefilter for a case-insensitive pattern, and its (?i) automaton is several
-// times slower, so case_sensitive=false gets one here (literalFilter): the required literals of the
+// times slower, so case_sensitive=false (or a leading (?i)) gets one here (literalFilter): the required literals of the
 // SAME pattern compiled case-sensitively, searched in an ASCII-lowercased copy of a piece that is
 // pure ASCII. Sound because (?i) matches a text exactly when some per-character case variant of it
 // matches the case-sensitive pattern, so every (?i) match holds a case variant of each literal
@@ -90,7 +90,9 @@ export function compileLineRegex(pattern: string, caseSensitive: boolean): Regex
   const size = re.programSize();
   if (size > MAX_REGEX_PROGRAM) return `regex is too large once compiled (${size} instructions, at most ${MAX_REGEX_PROGRAM}); use smaller counted repetitions such as {1,100}`;
   const pieceSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
-  return new RegexLines(re, pieceSafe, caseSensitive ? null : literalFilter(RE2JS.compile(pattern, RE2JS.MULTILINE)));
+  // A leading (?i) is the same as case_sensitive=false (it reaches to the pattern's end).
+  const inlineI = pattern.startsWith("(?i)");
+  return new RegexLines(re, pieceSafe, caseSensitive && !inlineI ? null : literalFilter(inlineI ? pattern.slice(4) : pattern));
 }
 
 /** Literals every match must hold (lowercase ASCII bytes), as an and/or tree; null: no filter. */
@@ -100,7 +102,7 @@ type Literals = { all: Literals[] } | { any: Literals[] } | Buffer | null;
  * The required-literal tree of a case-sensitive compile, read from re2js's prefilter (pinned
  * 2.10.0: {type: 0 none | 1 exact | 2 and | 3 or, bytes, subs}); anything else is "no filter".
  */
-function literalFilter(sensitive: RE2JS): Literals {
+function literalFilter(pattern: string): Literals {
   const walk = (p: unknown): Literals => {
     if (typeof p !== "object" || p === null) return null;
     const { type, bytes, subs } = p as { type?: unknown; bytes?: unknown; subs?: unknown };
@@ -118,6 +120,12 @@ function literalFilter(sensitive: RE2JS): Literals {
     }
     return parts.includes(null) ? null : { any: parts };
   };
+  let sensitive: RE2JS;
+  try {
+    sensitive = RE2JS.compile(pattern, RE2JS.MULTILINE);
+  } catch {
+    return null;
+  }
   return walk((sensitive as unknown as { re2Input?: { prefilter?: unknown } }).re2Input?.prefilter);
 }
 

@@ -60,6 +60,8 @@ describe("regex semantics per line", () => {
     expect(at(await rx(f.svc, "kelvin", ci))).toEqual(["ascii.txt:29991", "uni.txt:1"]);
     expect(at(await rx(f.svc, "^STRASSE|^straSSe|^STRAßE$", ci))).toEqual(["uni.txt:2"]);
     expect(at(await rx(f.svc, "lorem (?-i:IPSUM)", ci))).toEqual([]);
+    expect(at(await rx(f.svc, "(?i)zq_nosuch_token_\\d+"))).toEqual(["ascii.txt:8"]);
+    expect(at(await rx(f.svc, "(?i)(foo|ba)r+x|kelvin"))).toEqual(["ascii.txt:15001", "ascii.txt:29991", "uni.txt:1"]);
     expect((await rx(f.svc, "ROW 2998\\d LOREM", ci)).returned).toBe(10);
   });
 
