@@ -37,6 +37,7 @@ describe("regex semantics per line", () => {
     write(f.root, "g.txt", "ΣΊΣΥΦΟΣ\nHello World\nKELVIN \u212A\nstraße\n");
     expect(at(await rx(f.svc, "σίσυφοσ", { case_sensitive: false }))).toEqual(["g.txt:1"]);
     expect(at(await rx(f.svc, "σίσυφοσ"))).toEqual([]);
+    expect(at(await rx(f.svc, "σίσυφος", { case_sensitive: false }))).toEqual(["g.txt:1"]);
     expect(at(await rx(f.svc, "(?i)hello\\s+WORLD"))).toEqual(["g.txt:2"]);
     expect(at(await rx(f.svc, "^hello", { case_sensitive: false }))).toEqual(["g.txt:2"]);
     // U+212A KELVIN SIGN folds to k
@@ -74,6 +75,11 @@ describe("regex semantics per line", () => {
     expect(at(await rx(f.svc, "\\p{Han}{3}\\p{Katakana}"))).toEqual(["u.txt:4"]);
     expect(at(await rx(f.svc, "^\\x{1F600}x$"))).toEqual(["u.txt:5"]);
     expect((await rx(f.svc, "\\p{Han}+")).matches.map((m) => m.text)).toEqual(["前", "日本語テキスト"]);
+    // \w, \d and \b are ASCII-only, as in RE2
+    write(f.root, "d.txt", "٣٤\n34\n");
+    expect(at(await rx(f.svc, "^\\w+$"))).toEqual(["d.txt:2", "u.txt:2"]);
+    expect(at(await rx(f.svc, "^\\d+$"))).toEqual(["d.txt:2"]);
+    expect(at(await rx(f.svc, "^\\pN+$"))).toEqual(["d.txt:1", "d.txt:2"]);
   });
 
   test("a line that is not valid UTF-8 never matches, even a pattern for U+FFFD; other lines of the file still do", async () => {
