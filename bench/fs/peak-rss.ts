@@ -51,6 +51,11 @@ function buildTree(dir: string): void {
   // Many files, every line a match with 3 KiB of text: results hit the cap on each match's text.
   const matchLine = `${QUERY} ${"z".repeat(3000)}\n`;
   for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(dir, "search-many", `m${i}.txt`), matchLine.repeat(50));
+  // Context: a match every 21 lines of ~3 KiB non-ASCII text, so context_lines = 10 returns
+  // 100 matches × 21 capped lines (the largest context answer).
+  fs.mkdirSync(path.join(dir, "search-context"), { recursive: true });
+  const ctxLines = Array.from({ length: 21 * 200 }, (_, i) => `${i % 21 === 10 ? QUERY : "ctx"} ${"é".repeat(1500)}${i}`);
+  fs.writeFileSync(path.join(dir, "search-context", "c.txt"), `${ctxLines.join("\n")}\n`);
   // A wide directory for list_directory / find_files.
   for (let i = 0; i < 50_000; i++) fs.writeFileSync(path.join(dir, "wide", `entry-with-a-longish-name-${String(i).padStart(6, "0")}.txt`), "");
   // The largest download the default limit allows.
@@ -105,6 +110,14 @@ const SCENARIOS: Scenario[] = [
   {
     name: "search: many 3 KiB matching lines",
     run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-many", query: QUERY, limit: 100 })),
+  },
+  {
+    name: "search: regex, context_lines 10, 100 matches of 21 capped lines",
+    run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-context", query: `^${QUERY}\\b`, regex: true, context_lines: 10, limit: 100 })),
+  },
+  {
+    name: "search: regex, case-insensitive, 0.9 MB lines (over the 64 KiB regex bound)",
+    run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-wide", query: "NO-SUCH-t\\w+", regex: true, case_sensitive: false, limit: 100 })),
   },
   {
     name: "read: 512 KiB of control characters",

@@ -14,3 +14,5 @@ export type { MoveOutput } from "./move.ts";
 export type { BinaryMeta, UploadOutput } from "./binary.ts";
 export { REVISION_PATTERN } from "./revision.ts";
 export { MAX_GLOB_CHARS } from "./glob.ts";
+export { MAX_CONTEXT_LINES } from "./scan-context.ts";
+export { MAX_REGEX_CHARS } from "./scan-regex.ts";

@@ -1,23 +1,28 @@
 // The byte scanner behind search_text: one reusable buffer, raw-byte search with Buffer.indexOf
 // (memmem), per-line UTF-8 decoding of candidate lines only, the 64 KiB NUL rule, streamed lines
-// longer than the buffer, and a 2 KiB UTF-8-safe cap on each match's text.
+// longer than the buffer, and a 2 KiB UTF-8-safe cap on each match's text. Regex mode
+// (scan-regex.ts) and context lines (scan-context.ts) plug into the same buffer loop.
 
 import { isAscii, isUtf8 } from "node:buffer";
 import fs from "node:fs";
+import type { ContextLines } from "./scan-context.ts";
+import type { RegexLines } from "./scan-regex.ts";
+import { capHead, countNewlines, fatalUtf8, matchText, TEXT_CAP, tryDecode, type LineHit } from "./scan-text.ts";
 
 export interface SearchMatch {
   path: string;
   line: number;
   text: string;
   text_truncated?: true;
+  before?: (string | null)[];
+  after?: (string | null)[];
+  context_truncated?: true;
 }
 
 const BLOCK = 64 * 1024;
 const BUFFER_BYTES = 1024 * 1024;
-const TEXT_CAP = 2048;
 const FOLD_SLICE = 64 * 1024;
 const GC_HINT_CHARS = 4 * 1024 * 1024;
-const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Simple-case-folding approximation shared by query and text. */
 export function fold(s: string): string {
@@ -32,22 +37,6 @@ export interface Pace {
 
 export interface FileMatch extends SearchMatch {
   lineEndAbs: number;
-}
-
-/** Line text for a match: the line without its \n, capped at 2 KiB on a UTF-8 boundary. */
-function matchText(line: Uint8Array): { text: string; truncated: boolean } {
-  if (line.length <= TEXT_CAP) return { text: fatalUtf8.decode(line), truncated: false };
-  let end = TEXT_CAP;
-  while (end > 0 && ((line[end] as number) & 0xc0) === 0x80) end--;
-  return { text: fatalUtf8.decode(line.subarray(0, end)), truncated: true };
-}
-
-function tryDecode(bytes: Uint8Array): string | null {
-  try {
-    return fatalUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -77,16 +66,6 @@ export function asciiLower(src: Buffer, dst: Buffer): void {
     const c = src[i] as number;
     dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
   }
-}
-
-function countNewlines(view: Buffer, from: number, to: number): number {
-  let n = 0;
-  let i = view.indexOf(10, from);
-  while (i !== -1 && i < to) {
-    n++;
-    i = view.indexOf(10, i + 1);
-  }
-  return n;
 }
 
 /**
@@ -126,6 +105,10 @@ export class Scanner {
   constructor(
     readonly query: string,
     readonly caseSensitive: boolean,
+    /** Regex mode: the compiled pattern replaces the literal needle. */
+    private readonly regex: RegexLines | null = null,
+    /** context_lines > 0: collects each match's before/after lines. */
+    private readonly context: ContextLines | null = null,
   ) {
     this.needle = Buffer.from(query, "utf8");
     this.folded = fold(query);
@@ -142,11 +125,11 @@ export class Scanner {
   scanFile(fd: number, size: number, path: string, want: number, pace: Pace): FileMatch[] | Promise<FileMatch[]> {
     const B = this.buf;
     // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
-    // candidate for the needle; nothing else needs doing.
-    if (this.caseSensitive && size < B.length) {
+    // candidate for the needle (or the regex); nothing else needs doing.
+    if ((this.caseSensitive || this.regex !== null) && size < B.length) {
       const n = fs.readSync(fd, B, 0, B.length, 0);
       const view = B.subarray(0, n);
-      if (n >= size && view.indexOf(0) === -1 && view.indexOf(this.needle) === -1) return [];
+      if (n >= size && view.indexOf(0) === -1 && (this.regex !== null ? this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
       return this.scanAll(fd, size, path, want, pace, n);
     }
     return this.scanAll(fd, size, path, want, pace, -1);
@@ -164,6 +147,8 @@ export class Scanner {
     let cut = Number.POSITIVE_INFINITY;
     let matching = true;
     let prefilled = false;
+    const ctx = this.context;
+    ctx?.reset();
     if (prefilledBytes >= 0) {
       filled = prefilledBytes;
       filePos = prefilledBytes;
@@ -173,8 +158,11 @@ export class Scanner {
       if (pace.tick()) await pace.pause();
       if (filled === B.length) {
         // One line fills the whole buffer: stream it without holding it.
-        const r = await this.scanLongLine(fd, filePos, base, linesBefore + 1, matching, pace);
-        if (r.match !== null && r.lineEndAbs <= cut) out.push({ ...r.match, path, lineEndAbs: r.lineEndAbs });
+        // (a regex never matches a line this long: see scan-regex.ts)
+        const r = await this.scanLongLine(fd, filePos, base, linesBefore + 1, matching && this.regex === null, pace);
+        let made: FileMatch | null = null;
+        if (r.match !== null && r.lineEndAbs <= cut) out.push((made = { ...r.match, path, lineEndAbs: r.lineEndAbs }));
+        if (r.nulAbs === -1) ctx?.single(linesBefore + 1, r.valid ? capHead(r.head) : null, r.lineEndAbs, made);
         if (r.nulAbs !== -1) {
           cut = Math.min(cut, Math.floor(r.nulAbs / BLOCK) * BLOCK);
           break;
@@ -222,8 +210,12 @@ export class Scanner {
       }
       if (matching && procEnd > 0) {
         const view = B.subarray(0, procEnd);
-        const found = this.caseSensitive ? this.matchBytes(view, want - out.length, countedPos, linesBefore) : this.matchFolded(view, want - out.length, countedPos, linesBefore);
-        for (const m of found) out.push({ path, line: m.line, text: m.text, ...(m.truncated ? { text_truncated: true as const } : {}), lineEndAbs: base + m.lineEnd });
+        const left = want - out.length;
+        const found =
+          this.regex !== null ? await this.regex.find(view, left, linesBefore, pace) : this.caseSensitive ? this.matchBytes(view, left, countedPos, linesBefore) : this.matchFolded(view, left, countedPos, linesBefore);
+        const made = found.map((m): FileMatch => ({ path, line: m.line, text: m.text, ...(m.truncated ? { text_truncated: true as const } : {}), lineEndAbs: base + m.lineEnd }));
+        out.push(...made);
+        ctx?.region(view, base, linesBefore + 1, found, made);
         if (out.length >= want) matching = false;
       }
       if (nul !== -1) break;
@@ -235,12 +227,14 @@ export class Scanner {
       }
       // Keep the partial last line; count the lines we drop so later line numbers stay right.
       linesBefore += countNewlines(B.subarray(0, procEnd), countedPos, procEnd);
+      ctx?.carry(B.subarray(0, procEnd), base, linesBefore);
       B.copyWithin(0, procEnd, filled);
       base += procEnd;
       filled -= procEnd;
       countedPos = 0;
     }
-    return cut === Number.POSITIVE_INFINITY ? out : out.filter((m) => m.lineEndAbs <= cut);
+    const kept = cut === Number.POSITIVE_INFINITY ? out : out.filter((m) => m.lineEndAbs <= cut);
+    return ctx === null ? kept : ctx.finish(kept, cut);
   }
 
   private findNulFrom(fd: number, pos: number): number {
@@ -257,7 +251,7 @@ export class Scanner {
 
   /** Exact search of `needle` in `hay`; line text comes from `view` (same offsets, original bytes). */
   private matchBytes(view: Buffer, want: number, countedFrom: number, linesBefore: number, hay: Buffer = view, needle: Buffer = this.needle) {
-    const found: { line: number; text: string; truncated: boolean; lineEnd: number }[] = [];
+    const found: LineHit[] = [];
     let counted = countedFrom;
     let lines = linesBefore;
     let from = 0;
@@ -273,7 +267,7 @@ export class Scanner {
       const line = view.subarray(ls, le);
       if (tryDecode(line) !== null) {
         const { text, truncated } = matchText(line);
-        found.push({ line: lines + 1, text, truncated, lineEnd: next });
+        found.push({ line: lines + 1, text, truncated, lineEnd: next, ls, le });
       }
       from = next;
     }
@@ -319,7 +313,7 @@ export class Scanner {
       asciiLower(view, this.lowered);
       return this.matchBytes(view, want, countedFrom, linesBefore, this.lowered.subarray(0, view.length), this.asciiNeedle);
     }
-    const found: { line: number; text: string; truncated: boolean; lineEnd: number }[] = [];
+    const found: LineHit[] = [];
     let lines = linesBefore + countNewlines(view, countedFrom, 0);
     let ls = 0;
     // Line by line: each line is decoded on its own so one bad line cannot hide the others.
@@ -330,7 +324,7 @@ export class Scanner {
       const line = view.subarray(ls, le);
       if (this.lineMatchesFolded(line)) {
         const { text, truncated } = matchText(line);
-        found.push({ line: lines + 1, text, truncated, lineEnd: next });
+        found.push({ line: lines + 1, text, truncated, lineEnd: next, ls, le });
       }
       lines++;
       ls = next;
@@ -340,7 +334,7 @@ export class Scanner {
 
   /**
    * A line longer than the buffer: stream it, tracking UTF-8 validity and the needle across chunk
-   * boundaries, keeping only its first 2 KiB for the match text.
+   * boundaries, keeping only its first 2 KiB for the match (or context) text.
    */
   private async scanLongLine(fd: number, filePos: number, base: number, lineNo: number, matching: boolean, pace: Pace) {
     const B = this.buf;
@@ -377,37 +371,26 @@ export class Scanner {
         tail = Buffer.from(window.subarray(Math.max(0, window.length - overlap)));
       }
     };
+    const matchOf = (): SearchMatch | null => (valid && hit ? { path: "", line: lineNo, text: capHead(head), text_truncated: true } : null);
     for (;;) {
       if (pace.tick()) await pace.pause();
       const chunk = B.subarray(0, chunkLen);
       const nul = chunk.indexOf(0);
       const nl = chunk.indexOf(10);
-      if (nul !== -1 && (nl === -1 || nul < nl)) return { match: null, lineEndAbs: 0, nulAbs: chunkBase + nul, eof: false, filePos: pos, restBase: 0, restLen: 0 };
+      if (nul !== -1 && (nl === -1 || nul < nl)) return { match: null, valid: false, head, lineEndAbs: 0, nulAbs: chunkBase + nul, eof: false, filePos: pos, restBase: 0, restLen: 0 };
       if (nl !== -1) {
         consume(chunk.subarray(0, nl), true);
         const lineEndAbs = chunkBase + nl + 1;
         const restLen = chunkLen - nl - 1;
         B.copyWithin(0, nl + 1, chunkLen);
-        let match: SearchMatch | null = null;
-        if (valid && hit) {
-          let end = TEXT_CAP;
-          while (end > 0 && ((head[end] as number) & 0xc0) === 0x80) end--;
-          match = { path: "", line: lineNo, text: fatalUtf8.decode(head.subarray(0, end)), text_truncated: true };
-        }
-        return { match, lineEndAbs, nulAbs: -1, eof: false, filePos: pos, restBase: lineEndAbs, restLen };
+        return { match: matchOf(), valid, head, lineEndAbs, nulAbs: -1, eof: false, filePos: pos, restBase: lineEndAbs, restLen };
       }
       consume(chunk, false);
       chunkBase += chunkLen;
       const n = fs.readSync(fd, B, 0, B.length, pos);
       if (n === 0) {
         consume(Buffer.alloc(0), true);
-        let match: SearchMatch | null = null;
-        if (valid && hit) {
-          let end = TEXT_CAP;
-          while (end > 0 && ((head[end] as number) & 0xc0) === 0x80) end--;
-          match = { path: "", line: lineNo, text: fatalUtf8.decode(head.subarray(0, end)), text_truncated: true };
-        }
-        return { match, lineEndAbs: chunkBase, nulAbs: -1, eof: true, filePos: pos, restBase: 0, restLen: 0 };
+        return { match: matchOf(), valid, head, lineEndAbs: chunkBase, nulAbs: -1, eof: true, filePos: pos, restBase: 0, restLen: 0 };
       }
       pos += n;
       chunkLen = n;

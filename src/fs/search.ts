@@ -1,6 +1,6 @@
 // search_text, in process (docs/tools.md, `search_text`). ripgrep's observable contract, kept on purpose:
-// fixed-string matching; files larger than search_max_file_bytes skipped; a file holding a NUL is
-// cut at the start of the 64 KiB block containing the first NUL (earlier matches survive); lines
+// fixed-string matching (or RE2 regex mode, scan-regex.ts; context lines, scan-context.ts);
+// files larger than search_max_file_bytes skipped; a file holding a NUL is cut at the start of the 64 KiB block containing the first NUL (earlier matches survive); lines
 // split on \n with \r kept; an undecodable line never matches while other lines of the file still
 // can; .git/.hg/.svn never searched; hidden/denied/reserved filtered on the FULL workdir-relative
 // path; `glob` relative to the search root; early stop once limit+1 matches exist; the walk
@@ -20,6 +20,8 @@ import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
 import { Scanner, type SearchMatch } from "./scan.ts";
+import { ContextLines } from "./scan-context.ts";
+import { compileLineRegex } from "./scan-regex.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 
 export type { SearchMatch } from "./scan.ts";
@@ -35,6 +37,10 @@ export interface SearchArgs {
   glob: string | null;
   caseSensitive: boolean;
   limit: number;
+  /** `query` is an RE2 pattern (scan-regex.ts). */
+  regex?: boolean;
+  /** Lines of context around each match, 0..MAX_CONTEXT_LINES (scan-context.ts). */
+  contextLines?: number;
 }
 
 const VCS_DIRS = new Set([".git", ".hg", ".svn"]);
@@ -44,6 +50,8 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   if (args.query.includes("\n")) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must be a single line");
   if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
   if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
+  const regex = args.regex === true ? compileLineRegex(args.query, args.caseSensitive) : null;
+  if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
   const limits = ws.registry.limits;
   const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1);
   const globMatch = args.glob === null || args.glob === "" ? null : compileSearchGlob(args.glob);
@@ -51,7 +59,8 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   const policy = t.wd.policy;
   const maxFile = limits.search_max_file_bytes;
   const refuseHardlinked = t.wd.workdir.refuse_hardlinked_reads; // such files are skipped, like unreadable ones
-  const scanner = new Scanner(args.query, args.caseSensitive);
+  const context = args.contextLines ? new ContextLines(args.contextLines) : null;
+  const scanner = new Scanner(args.query, args.caseSensitive, regex, context);
   const want = args.limit + 1;
   const matches: SearchMatch[] = [];
   const stack: { parts: string[]; rel: string; sub: string }[] = [{ parts: t.parts, rel: t.rel, sub: "" }];

@@ -16,6 +16,7 @@ import { moveFile, type MoveOutput } from "./move.ts";
 import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
+import { MAX_CONTEXT_LINES } from "./scan-context.ts";
 import { searchText, type SearchOutput } from "./search.ts";
 import { statFile, type StatOutput } from "./stat.ts";
 
@@ -45,7 +46,7 @@ export interface FileService {
   listDirectory(a: { workdir: string; path?: string; offset?: number; limit?: number }): Promise<ListDirectoryOutput>;
   findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number }, signal?: AbortSignal): Promise<FindOutput>;
   searchText(
-    a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number },
+    a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number; regex?: boolean; context_lines?: number },
     signal?: AbortSignal,
   ): Promise<SearchOutput>;
   readTextFile(a: { workdir: string; path: string; start_line?: number; max_lines?: number }, signal?: AbortSignal): Promise<ReadTextOutput>;
@@ -135,7 +136,9 @@ export function createFileService(registry: Registry, options: FileServiceOption
       const query = requireString(t, a.query, "query");
       const glob = a.glob === undefined || a.glob === null ? null : requireString(t, a.glob, "glob");
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
-      return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit }, signal);
+      const contextLines = nonNegativeInt(t, a.context_lines, "context_lines", 0);
+      if (contextLines > MAX_CONTEXT_LINES) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `context_lines must be at most ${MAX_CONTEXT_LINES}`);
+      return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit, regex: a.regex === true, contextLines }, signal);
     },
 
     async readTextFile(a, signal) {
