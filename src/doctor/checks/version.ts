@@ -1,9 +1,10 @@
 // The binary and the machine it runs on, so a pasted report says what it was taken from.
 import os from "node:os";
 import { VERSION } from "../../version.ts";
-import { fail, ok, type CheckResult } from "../types.ts";
+import { fail, ok, warn, type CheckResult } from "../types.ts";
 import { osReleaseProblem } from "../../../platform/darwin/version.ts";
-import { PLATFORM_NAME } from "../../../platform/os.ts";
+import { darwinFullSyncRoute, fullSyncDescription, type FullSyncRoute } from "../../../platform/fs/fullsync-darwin.ts";
+import { IS_DARWIN, PLATFORM_NAME } from "../../../platform/os.ts";
 
 export function platformText(): string {
   return `${PLATFORM_NAME} ${process.arch} (${os.release()}), bun ${Bun.version}`;
@@ -16,6 +17,15 @@ export function platformCheck(platform: NodeJS.Platform, release: string, text: 
   return fail("platform", "platform", `${text}: ${problem}; serve refuses it (PLATFORM_UNSUPPORTED)`, "upgrade to macOS 11 or later");
 }
 
+/** macOS only: how a sync reaches stable storage (docs/platform.md, durability). */
+export function durabilityCheck(route: FullSyncRoute): CheckResult {
+  const detail = fullSyncDescription(route);
+  if (route !== "fsync") return ok("durability", "durability", detail);
+  return warn("durability", "durability", detail, "nothing to change in serverfs; a UPS or a journaled external volume narrows the window");
+}
+
 export function versionChecks(): CheckResult[] {
-  return [ok("version", "serverfs", VERSION), platformCheck(PLATFORM_NAME, os.release(), platformText())];
+  const checks = [ok("version", "serverfs", VERSION), platformCheck(PLATFORM_NAME, os.release(), platformText())];
+  if (IS_DARWIN) checks.push(durabilityCheck(darwinFullSyncRoute()));
+  return checks;
 }
