@@ -38,6 +38,8 @@ export const O = {
    * relative to an already verified parent, where there is no other component to follow.
    */
   NOFOLLOW_ANY: 0x20000000,
+  /** With O_DIRECTORY it is O_SEARCH: a directory opened for lookups only (search permission). */
+  EXEC: 0x40000000,
 } as const;
 
 const LIBSYSTEM = "/usr/lib/libSystem.B.dylib";

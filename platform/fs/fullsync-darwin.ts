@@ -79,9 +79,15 @@ export function darwinFullSyncRoute(): FullSyncRoute {
   return sys().route;
 }
 
+/** Whether F_FULLFSYNC itself succeeded on `fd` (false: no route, or the filesystem refused it). */
+export function tryFullFsync(fd: number): boolean {
+  const l = sys();
+  return l.full !== null && l.full(fd, F_FULLFSYNC, 0) === 0;
+}
+
 /** F_FULLFSYNC where the route allows it, else (or where the filesystem refuses it) fsync. */
 export function fullFsync(fd: number): void {
+  if (tryFullFsync(fd)) return;
   const l = sys();
-  if (l.full !== null && l.full(fd, F_FULLFSYNC, 0) === 0) return;
   if (l.fsync(fd) < 0) throw new SysError(l.errno(), "fsync");
 }

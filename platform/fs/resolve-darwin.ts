@@ -16,8 +16,11 @@
 //   (UNSUPPORTED_FILE_TYPE), as Linux's content paths do for them, and is never opened.
 // - A final symlink is opened with O_SYMLINK, one component relative to its verified parent
 //   (O_SYMLINK | O_NOFOLLOW_ANY is EINVAL before macOS 15, and there is no other component).
-// Directories used as lookup bases are opened O_RDONLY (no O_PATH), so unlike Linux they need read
-// permission, not only search permission (a docs/platform.md line).
+// A directory used only as a lookup base (dirBase, and each step before the last) is opened
+// O_RDONLY, and after EACCES once more with O_SEARCH, which needs search permission only, as
+// Linux's O_PATH does. O_SEARCH is in current xnu headers; on a kernel without it the retry is a
+// second O_RDONLY (or EINVAL), and the first EACCES is what the caller sees. Only bases are
+// retried: descriptors that get listed, read or synced are never O_SEARCH.
 
 import fs from "node:fs";
 import * as sys from "./darwin.ts";
@@ -43,6 +46,8 @@ const held = new Map<number, Held>();
 const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
 
 const DIR = O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
+/** O_SEARCH (O_EXEC | O_DIRECTORY): a lookup base that needs search permission only. */
+const SEARCH = O.EXEC | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
 const OBJECT = O.EVTONLY | O.NONBLOCK | O.NOFOLLOW_ANY | O.CLOEXEC;
 const OBJECT_SYMLINK = O.EVTONLY | O.SYMLINK | O.NONBLOCK | O.CLOEXEC;
 const FLAGS: Record<"dirBase" | "dirList" | "read", number> = {
@@ -88,21 +93,37 @@ function statOnRootDevice(dir: ReturnType<typeof base>, st: fs.BigIntStats): fs.
   return st;
 }
 
+/** One openat; a lookup base (`baseOnly`) refused for lack of read permission is retried with O_SEARCH. */
+function openStep(at: number, rel: string, flags: number, baseOnly: boolean): number {
+  try {
+    return sys.openat(at, rel, flags);
+  } catch (err) {
+    if (!baseOnly || (err as { code?: string }).code !== "EACCES") throw err;
+    try {
+      return sys.openat(at, rel, SEARCH);
+    } catch {
+      throw err; // no O_SEARCH here, or no search permission either: the first answer stands
+    }
+  }
+}
+
 function offRootDevice(dir: ReturnType<typeof base>, fd: number): boolean {
   return dir.id.confined && fs.fstatSync(fd, { bigint: true }).dev !== dir.id.dev;
 }
 
 /**
  * Open `parts` beneath `from` with `flags` on the last step: each step a relative path below
- * PATH_MAX (one component per step when confined), every step before it a directory.
+ * PATH_MAX (one component per step when confined), every step before it a directory used only
+ * as a base. `baseOnly`: the result too is only a base (never listed, read or synced).
  */
-function walk(dir: ReturnType<typeof base>, from: number, parts: readonly string[], flags: number): number {
-  if (parts.length === 0) return onRootDevice(dir, sys.openat(from, ".", flags));
+function walk(dir: ReturnType<typeof base>, from: number, parts: readonly string[], flags: number, baseOnly = false): number {
+  if (parts.length === 0) return onRootDevice(dir, openStep(from, ".", flags, baseOnly));
   const steps = dir.id.confined ? parts.map((p) => [p]) : chunkParts(parts);
   let cur = from;
   try {
     for (let i = 0; i < steps.length; i++) {
-      const next = sys.openat(cur, (steps[i] as string[]).join("/"), i === steps.length - 1 ? flags : DIR);
+      const last = i === steps.length - 1;
+      const next = openStep(cur, (steps[i] as string[]).join("/"), last ? flags : DIR, last ? baseOnly : true);
       if (cur !== from) closeQuietly(cur);
       cur = next;
       if (offRootDevice(dir, cur)) throw new sys.MountCrossingError("openat");
@@ -118,7 +139,7 @@ function walk(dir: ReturnType<typeof base>, from: number, parts: readonly string
 function inParent<R>(dir: ReturnType<typeof base>, from: number, parts: readonly string[], fn: (parentFd: number, name: string) => R): R {
   const name = parts[parts.length - 1] as string;
   if (parts.length === 1) return fn(from, name);
-  const parent = walk(dir, from, parts.slice(0, -1), DIR);
+  const parent = walk(dir, from, parts.slice(0, -1), DIR, true);
   try {
     return fn(parent, name);
   } finally {
@@ -169,7 +190,7 @@ export const darwinNative: FsNative = {
     let fd: number;
     if (kind === "object") fd = parts.length === 0 ? walk(dir, dirfd, [], OBJECT) : inParent(dir, dirfd, parts, (p, n) => openObjectAt(dir, p, n));
     else if (kind === "createExclusive") fd = inParent(dir, dirfd, parts, (p, n) => onRootDevice(dir, sys.createAt(p, n, mode)));
-    else fd = walk(dir, dirfd, parts, FLAGS[kind]);
+    else fd = walk(dir, dirfd, parts, FLAGS[kind], kind === "dirBase");
     held.set(fd, { root: dir.root, parts: [...dir.parts, ...parts] });
     return fd;
   },

@@ -21,10 +21,13 @@ describe.skipIf(process.platform === "win32")("metadata of entries an open canno
     fs.mkdirSync(path.join(root, "d/sealed"));
     await makeSocket(path.join(root, "d/sock"));
     mkfifo(path.join(root, "d/pipe"));
+    write(root, "d/through/inner.txt", "inner\n");
     fs.chmodSync(path.join(root, "d/locked.txt"), 0o000);
     fs.chmodSync(path.join(root, "d/sealed"), 0o000);
+    fs.chmodSync(path.join(root, "d/through"), 0o311); // search (and write), no read
   });
   afterAll(() => {
+    fs.chmodSync(path.join(root, "d/through"), 0o700);
     fs.chmodSync(path.join(root, "d/sealed"), 0o700);
     fs.chmodSync(path.join(root, "d/locked.txt"), 0o600);
   });
@@ -37,8 +40,9 @@ describe.skipIf(process.platform === "win32")("metadata of entries an open canno
       ["pipe", "other", null],
       ["sealed", "directory", null],
       ["sock", "other", null],
+      ["through", "directory", null],
     ]);
-    expect(out.returned).toBe(5);
+    expect(out.returned).toBe(6);
   });
 
   test("stat_file answers for an unreadable file, an unreadable directory, a socket and a FIFO", async () => {
@@ -49,6 +53,12 @@ describe.skipIf(process.platform === "win32")("metadata of entries an open canno
     // the revision list_directory's neighbour would compare against is the stat's, stable
     const a = await svc.statFile({ workdir: "w", path: "d/locked.txt" });
     expect((await svc.statFile({ workdir: "w", path: "d/locked.txt" })).revision).toBe(a.revision);
+  });
+
+  test("a directory with search permission but no read permission is still passed through", async () => {
+    // Linux: O_PATH; macOS: O_SEARCH after the O_RDONLY open is refused
+    expect(await svc.statFile({ workdir: "w", path: "d/through/inner.txt" })).toMatchObject({ type: "file", size: 6 });
+    expect((await svc.readTextFile({ workdir: "w", path: "d/through/inner.txt" })).content).toBe("inner\n");
   });
 
   test("a socket's revision from stat_file is accepted by the mutation paths, which still refuse it", async () => {
