@@ -21,7 +21,7 @@ export function platformCheck(platform: NodeJS.Platform, release: string, text: 
 export function durabilityCheck(route: FullSyncRoute): CheckResult {
   const detail = fullSyncDescription(route);
   if (route !== "fsync") return ok("durability", "durability", detail);
-  return warn("durability", "durability", detail, "nothing to change in serverfs; a UPS or a journaled external volume narrows the window");
+  return warn("durability", "durability", detail, "no action needed to run; docs/platform.md (macOS, durability) says what is and is not flushed");
 }
 
 export function versionChecks(): CheckResult[] {
