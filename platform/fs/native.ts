@@ -53,7 +53,7 @@ export interface FsNative {
    * O(k) however many entries the directory holds, so a backend feeds its native listing in
    * bounded chunks to selectInSteps (dir-select.ts), which offers a few hundred entries per
    * step(); the caller checks its deadline and yields between steps. Linux: getdents64 into one
-   * reused buffer. macOS: one getattrlistbulk listing of the held descriptor as the one chunk. Every
+   * reused buffer. macOS: getattrlistbulk on the held descriptor, one 64 KiB buffer per chunk. Every
    * backend, the Windows one included, must implement it.
    */
   readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean): DirSmallest;

@@ -25,7 +25,7 @@
 import fs from "node:fs";
 import * as sys from "./darwin.ts";
 import { selectInSteps } from "./dir-select.ts";
-import { listDirFd } from "./dirlist-darwin.ts";
+import { BulkReader, listDirFd } from "./dirlist-darwin.ts";
 import { chunkParts } from "./path-chunks.ts";
 import { isSpecial } from "./stat-darwin.ts";
 import { darwinPreservesXattr } from "./xattr-darwin.ts";
@@ -217,12 +217,10 @@ export const darwinNative: FsNative = {
   },
 
   readDirSmallest(dirFd, k, keep) {
-    // One getattrlistbulk listing is the one chunk, offered in steps.
+    // One getattrlistbulk buffer per chunk, so memory stays O(k) plus one buffer.
     const dir = base(dirFd);
-    return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(dir, dirFd, name), (push) => {
-      for (const e of listDirFd(dirFd)) push(e.name, e.kind);
-      return false;
-    });
+    const reader = new BulkReader(dirFd);
+    return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(dir, dirFd, name), (push) => reader.next(push));
   },
 
   lstatChild(dirFd, name) {
