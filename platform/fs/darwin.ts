@@ -138,19 +138,32 @@ export function creationMode(mode: number, umask: number): number {
 /**
  * Create `name` in `dir` exclusively, with creationMode(mode, umask): a random-named file made
  * by mkostempsat_np (starting with `name`, so it carries the same reserved prefix), chmod'ed,
- * then renamed to `name` with RENAME_EXCL. Returns a read-write descriptor; EEXIST if `name` exists.
+ * then renamed to `name` with RENAME_EXCL. A volume without RENAME_EXCL (ENOTSUP/EINVAL; it is a
+ * volume capability, VOL_CAP_INT_RENAME_EXCL) gets a hard link to `name` instead, which cannot
+ * replace anything either, and the random name is removed. Returns a read-write descriptor;
+ * EEXIST if `name` exists.
  */
 export function createAt(dir: number, name: string, mode: number): number {
   const template = cstr(`${name}${TEMPLATE_SUFFIX}`);
   const fd = check(sys().mkostempsat_np(dir, template, 0, O.CLOEXEC), "mkostempsat_np");
-  const temp = template.subarray(0, template.length - 1).toString("utf8");
+  const temp = cstr(template.subarray(0, template.length - 1).toString("utf8"));
+  const target = cstr(name);
+  let linked = false;
   try {
     check(sys().fchmod(fd, creationMode(mode, process.umask())), "fchmod");
-    check(sys().renameatx_np(dir, cstr(temp), dir, cstr(name), RENAME_EXCL), "renameatx_np");
+    try {
+      check(sys().renameatx_np(dir, temp, dir, target, RENAME_EXCL), "renameatx_np");
+    } catch (err) {
+      const code = (err as SysError).code;
+      if (code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EINVAL") throw err;
+      check(sys().linkat(dir, temp, dir, target, 0), "linkat");
+      linked = true;
+      sys().unlinkat(dir, temp, 0);
+    }
     return fd;
   } catch (err) {
     sys().close(fd);
-    sys().unlinkat(dir, cstr(temp), 0);
+    if (!linked) sys().unlinkat(dir, temp, 0);
     throw err;
   }
 }
