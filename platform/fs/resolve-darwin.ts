@@ -23,220 +23,262 @@
 // retried: descriptors that get listed, read or synced are never O_SEARCH.
 
 import fs from "node:fs";
-import * as sys from "./darwin.ts";
+import os from "node:os";
+import * as darwin from "./darwin.ts";
 import { selectInSteps } from "./dir-select.ts";
-import { BulkReader, listDirFd } from "./dirlist-darwin.ts";
+import { BulkReader } from "./dirlist-darwin.ts";
 import { chunkParts } from "./path-chunks.ts";
 import { isSpecial } from "./stat-darwin.ts";
+import { MountCrossingError, SysError } from "./sys-error.ts";
 import { darwinPreservesXattr } from "./xattr-darwin.ts";
-import type { FsNative, OpenKind } from "./native.ts";
+import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
-const { O } = sys;
-const EBADF = 9;
-const ENXIO = 6;
-
-interface Held {
-  root: number;
-  /** From the root, for reopenForRead (there is no /proc/self/fd on macOS). */
-  parts: readonly string[];
-}
-
-/** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
-const held = new Map<number, Held>();
-const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
-
-const DIR = O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
-/** O_SEARCH (O_EXEC | O_DIRECTORY): a lookup base that needs search permission only. */
-const SEARCH = O.EXEC | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
-const OBJECT = O.EVTONLY | O.NONBLOCK | O.NOFOLLOW_ANY | O.CLOEXEC;
-const OBJECT_SYMLINK = O.EVTONLY | O.SYMLINK | O.NONBLOCK | O.CLOEXEC;
-const FLAGS: Record<"dirBase" | "dirList" | "read", number> = {
-  dirBase: DIR,
-  dirList: DIR,
-  read: O.RDONLY | O.NONBLOCK | O.NOCTTY | O.NOFOLLOW_ANY | O.CLOEXEC,
-};
-
-function closeQuietly(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // nothing to do
-  }
-}
-
-/** The held entry of `fd`, once its root descriptor is proved to still be the root (fd reuse). */
-function base(fd: number): Held & { id: { dev: bigint; ino: bigint; confined: boolean } } {
-  const h = held.get(fd);
-  const id = h === undefined ? undefined : rootIds.get(h.root);
-  if (h === undefined || id === undefined) throw new sys.SysError(EBADF, "openBeneath");
-  const st = fs.fstatSync(h.root, { bigint: true });
-  if (st.dev !== id.dev || st.ino !== id.ino) throw new sys.SysError(EBADF, "openBeneath");
-  return { ...h, id };
-}
-
-/** Refuse (and close) a descriptor on another device than its confined root. */
-function onRootDevice(dir: ReturnType<typeof base>, fd: number): number {
-  let off: boolean;
-  try {
-    off = offRootDevice(dir, fd);
-  } catch (err) {
-    closeQuietly(fd);
-    throw err;
-  }
-  if (!off) return fd;
-  closeQuietly(fd);
-  throw new sys.MountCrossingError("openat");
-}
-
-function statOnRootDevice(dir: ReturnType<typeof base>, st: fs.BigIntStats): fs.BigIntStats {
-  if (dir.id.confined && st.dev !== dir.id.dev) throw new sys.MountCrossingError("fstatat");
-  return st;
-}
-
-/** One openat; a lookup base (`baseOnly`) refused for lack of read permission is retried with O_SEARCH. */
-function openStep(at: number, rel: string, flags: number, baseOnly: boolean): number {
-  try {
-    return sys.openat(at, rel, flags);
-  } catch (err) {
-    if (!baseOnly || (err as { code?: string }).code !== "EACCES") throw err;
-    try {
-      return sys.openat(at, rel, SEARCH);
-    } catch {
-      throw err; // no O_SEARCH here, or no search permission either: the first answer stands
-    }
-  }
-}
-
-function offRootDevice(dir: ReturnType<typeof base>, fd: number): boolean {
-  return dir.id.confined && fs.fstatSync(fd, { bigint: true }).dev !== dir.id.dev;
-}
+const { O } = darwin;
+// By name, so the numbers are the running kernel's (the same as macOS's when it runs there).
+const { EBADF, ENXIO, ELOOP } = os.constants.errno;
 
 /**
- * Open `parts` beneath `from` with `flags` on the last step: each step a relative path below
- * PATH_MAX (one component per step when confined), every step before it a directory used only
- * as a base. `baseOnly`: the result too is only a base (never listed, read or synced).
+ * The calls this backend makes, with macOS flag values and errno names. `darwinCalls` is
+ * libSystem; a test can hand in a translation onto another kernel (the file layer's own tests
+ * then run this backend's logic on Linux: test/support/darwin-calls-linux.ts).
  */
-function walk(dir: ReturnType<typeof base>, from: number, parts: readonly string[], flags: number, baseOnly = false): number {
-  if (parts.length === 0) return onRootDevice(dir, openStep(from, ".", flags, baseOnly));
-  const steps = dir.id.confined ? parts.map((p) => [p]) : chunkParts(parts);
-  let cur = from;
-  try {
-    for (let i = 0; i < steps.length; i++) {
-      const last = i === steps.length - 1;
-      const next = openStep(cur, (steps[i] as string[]).join("/"), last ? flags : DIR, last ? baseOnly : true);
-      if (cur !== from) closeQuietly(cur);
-      cur = next;
-      if (offRootDevice(dir, cur)) throw new sys.MountCrossingError("openat");
-    }
-    return cur;
-  } catch (err) {
-    if (cur !== from) closeQuietly(cur);
-    throw err;
-  }
+export interface DarwinCalls {
+  /** open(2) of the configured root by name (the one by-name open). */
+  openRoot(realPath: string, flags: number): number;
+  openat(dir: number, rel: string, flags: number): number;
+  /** lstat of one name (never a path) beneath `dir`. */
+  fstatat(dir: number, name: string): fs.BigIntStats;
+  createAt(dir: number, name: string, mode: number): number;
+  /** One chunk of a directory's entries per call; false once exhausted. */
+  dirReader(dirFd: number): { next(each: (name: string, kind: DirEntryInfo["kind"]) => void): boolean };
+  ops: Pick<FsNative, "linkAt" | "renameAt" | "unlinkAt" | "mkdirAt" | "fchmod" | "fchown" | "listXattrs" | "setXattr" | "fsync" | "copyAcl">;
 }
 
-/** Run `fn` on the parent of the last part (held open for the call) and that last name. */
-function inParent<R>(dir: ReturnType<typeof base>, from: number, parts: readonly string[], fn: (parentFd: number, name: string) => R): R {
-  const name = parts[parts.length - 1] as string;
-  if (parts.length === 1) return fn(from, name);
-  const parent = walk(dir, from, parts.slice(0, -1), DIR, true);
-  try {
-    return fn(parent, name);
-  } finally {
-    closeQuietly(parent);
-  }
-}
-
-/** An "object" open of one name: never follows it, never opens a socket, FIFO or device. */
-function openObjectAt(dir: ReturnType<typeof base>, parentFd: number, name: string): number {
-  const before = statOnRootDevice(dir, sys.fstatat(parentFd, name));
-  if (isSpecial(before)) throw new sys.SysError(ENXIO, "open");
-  const fd = onRootDevice(dir, sys.openat(parentFd, name, before.isSymbolicLink() ? OBJECT_SYMLINK : OBJECT));
-  let special = true;
-  try {
-    // Swapped for a FIFO or device between the fstatat and the open (O_SYMLINK opens any type).
-    special = isSpecial(fs.fstatSync(fd, { bigint: true }));
-  } finally {
-    if (special) closeQuietly(fd);
-  }
-  if (special) throw new sys.SysError(ENXIO, "open");
-  return fd;
-}
-
-/** In a confined root, a mount point is not an entry: listings and walks never show or enter it. */
-function isMountPoint(dir: ReturnType<typeof base>, dirFd: number, name: string): boolean {
-  if (!dir.id.confined) return false;
-  try {
-    return sys.fstatat(dirFd, name).dev !== dir.id.dev;
-  } catch {
-    return false; // vanished: the caller's own checks decide
-  }
-}
-
-export const darwinNative: FsNative = {
-  openRoot(hostPath, opts) {
-    // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
-    const real = fs.realpathSync(hostPath);
-    if (fs.lstatSync(hostPath).isSymbolicLink()) throw new sys.SysError(62, "open");
-    const fd = fs.openSync(real, DIR);
-    const st = fs.fstatSync(fd, { bigint: true });
-    held.set(fd, { root: fd, parts: [] });
-    rootIds.set(fd, { dev: st.dev, ino: st.ino, confined: opts?.crossMounts === false });
-    return fd;
+export const darwinCalls: DarwinCalls = {
+  openRoot: (realPath, flags) => fs.openSync(realPath, flags),
+  openat: darwin.openat,
+  fstatat: darwin.fstatat,
+  createAt: darwin.createAt,
+  dirReader: (fd) => new BulkReader(fd),
+  ops: {
+    linkAt: darwin.linkat,
+    renameAt: darwin.renameat,
+    unlinkAt: darwin.unlinkat,
+    mkdirAt: darwin.mkdirat,
+    fchmod: darwin.fchmod,
+    fchown: darwin.fchown,
+    listXattrs: darwin.listXattrs,
+    setXattr: darwin.setXattr,
+    fsync: darwin.fsync,
+    copyAcl: darwin.copyAcl,
   },
-
-  openBeneath(dirfd, parts, kind: OpenKind, mode = 0) {
-    const dir = base(dirfd);
-    let fd: number;
-    if (kind === "object") fd = parts.length === 0 ? walk(dir, dirfd, [], OBJECT) : inParent(dir, dirfd, parts, (p, n) => openObjectAt(dir, p, n));
-    else if (kind === "createExclusive") fd = inParent(dir, dirfd, parts, (p, n) => onRootDevice(dir, sys.createAt(p, n, mode)));
-    else fd = walk(dir, dirfd, parts, FLAGS[kind], kind === "dirBase");
-    held.set(fd, { root: dir.root, parts: [...dir.parts, ...parts] });
-    return fd;
-  },
-
-  statBeneath(dirfd, parts) {
-    const dir = base(dirfd);
-    if (parts.length === 0) return fs.fstatSync(dirfd, { bigint: true });
-    return inParent(dir, dirfd, parts, (p, n) => statOnRootDevice(dir, sys.fstatat(p, n)));
-  },
-
-  reopenForRead(objectFd) {
-    // By name again, from the held root; the caller compares dev/ino of the result with the
-    // object it opened (FILE_CHANGED_DURING_READ), so a name moved meanwhile is caught.
-    const h = base(objectFd);
-    const fd = walk(h, h.root, h.parts, FLAGS.read);
-    held.set(fd, { root: h.root, parts: h.parts });
-    return fd;
-  },
-
-  readDir(dirFd) {
-    const dir = base(dirFd);
-    // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
-    return listDirFd(dirFd).filter((e) => !isMountPoint(dir, dirFd, e.name));
-  },
-
-  readDirSmallest(dirFd, k, keep) {
-    // One getattrlistbulk buffer per chunk, so memory stays O(k) plus one buffer.
-    const dir = base(dirFd);
-    const reader = new BulkReader(dirFd);
-    return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(dir, dirFd, name), (push) => reader.next(push));
-  },
-
-  lstatChild(dirFd, name) {
-    return statOnRootDevice(base(dirFd), sys.fstatat(dirFd, name));
-  },
-
-  linkAt: sys.linkat,
-  renameAt: sys.renameat,
-  unlinkAt: sys.unlinkat,
-  mkdirAt: sys.mkdirat,
-  fchmod: sys.fchmod,
-  fchown: sys.fchown,
-  listXattrs: sys.listXattrs,
-  setXattr: sys.setXattr,
-  fsync: sys.fsync,
-  closeFast: closeQuietly,
-  preservesXattr: darwinPreservesXattr,
-  copyAcl: sys.copyAcl,
 };
+
+/** The backend over `sys` (libSystem in production). Each call makes its own descriptor table. */
+export function makeDarwinNative(sys: DarwinCalls): FsNative {
+  interface Held {
+    root: number;
+    /** From the root, for reopenForRead (there is no /proc/self/fd on macOS). */
+    parts: readonly string[];
+  }
+
+  /** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
+  const held = new Map<number, Held>();
+  const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
+
+  const DIR = O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
+  /** O_SEARCH (O_EXEC | O_DIRECTORY): a lookup base that needs search permission only. */
+  const SEARCH = O.EXEC | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
+  const OBJECT = O.EVTONLY | O.NONBLOCK | O.NOFOLLOW_ANY | O.CLOEXEC;
+  const OBJECT_SYMLINK = O.EVTONLY | O.SYMLINK | O.NONBLOCK | O.CLOEXEC;
+  const FLAGS: Record<"dirBase" | "dirList" | "read", number> = {
+    dirBase: DIR,
+    dirList: DIR,
+    read: O.RDONLY | O.NONBLOCK | O.NOCTTY | O.NOFOLLOW_ANY | O.CLOEXEC,
+  };
+
+  function closeQuietly(fd: number): void {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // nothing to do
+    }
+  }
+
+  /** The held entry of `fd`, once its root descriptor is proved to still be the root (fd reuse). */
+  function base(fd: number): Held & { id: { dev: bigint; ino: bigint; confined: boolean } } {
+    const h = held.get(fd);
+    const id = h === undefined ? undefined : rootIds.get(h.root);
+    if (h === undefined || id === undefined) throw new SysError(EBADF, "openBeneath");
+    const st = fs.fstatSync(h.root, { bigint: true });
+    if (st.dev !== id.dev || st.ino !== id.ino) throw new SysError(EBADF, "openBeneath");
+    return { ...h, id };
+  }
+
+  /** Refuse (and close) a descriptor on another device than its confined root. */
+  function onRootDevice(dir: ReturnType<typeof base>, fd: number): number {
+    let off: boolean;
+    try {
+      off = offRootDevice(dir, fd);
+    } catch (err) {
+      closeQuietly(fd);
+      throw err;
+    }
+    if (!off) return fd;
+    closeQuietly(fd);
+    throw new MountCrossingError("openat");
+  }
+
+  function statOnRootDevice(dir: ReturnType<typeof base>, st: fs.BigIntStats): fs.BigIntStats {
+    if (dir.id.confined && st.dev !== dir.id.dev) throw new MountCrossingError("fstatat");
+    return st;
+  }
+
+  /** One openat; a lookup base (`baseOnly`) refused for lack of read permission is retried with O_SEARCH. */
+  function openStep(at: number, rel: string, flags: number, baseOnly: boolean): number {
+    try {
+      return sys.openat(at, rel, flags);
+    } catch (err) {
+      if (!baseOnly || (err as { code?: string }).code !== "EACCES") throw err;
+      try {
+        return sys.openat(at, rel, SEARCH);
+      } catch {
+        throw err; // no O_SEARCH here, or no search permission either: the first answer stands
+      }
+    }
+  }
+
+  function offRootDevice(dir: ReturnType<typeof base>, fd: number): boolean {
+    return dir.id.confined && fs.fstatSync(fd, { bigint: true }).dev !== dir.id.dev;
+  }
+
+  /**
+   * Open `parts` beneath `from` with `flags` on the last step: each step a relative path below
+   * PATH_MAX (one component per step when confined), every step before it a directory used only
+   * as a base. `baseOnly`: the result too is only a base (never listed, read or synced).
+   */
+  function walk(dir: ReturnType<typeof base>, from: number, parts: readonly string[], flags: number, baseOnly = false): number {
+    if (parts.length === 0) return onRootDevice(dir, openStep(from, ".", flags, baseOnly));
+    const steps = dir.id.confined ? parts.map((p) => [p]) : chunkParts(parts);
+    let cur = from;
+    try {
+      for (let i = 0; i < steps.length; i++) {
+        const last = i === steps.length - 1;
+        const next = openStep(cur, (steps[i] as string[]).join("/"), last ? flags : DIR, last ? baseOnly : true);
+        if (cur !== from) closeQuietly(cur);
+        cur = next;
+        if (offRootDevice(dir, cur)) throw new MountCrossingError("openat");
+      }
+      return cur;
+    } catch (err) {
+      if (cur !== from) closeQuietly(cur);
+      throw err;
+    }
+  }
+
+  /** Run `fn` on the parent of the last part (held open for the call) and that last name. */
+  function inParent<R>(dir: ReturnType<typeof base>, from: number, parts: readonly string[], fn: (parentFd: number, name: string) => R): R {
+    const name = parts[parts.length - 1] as string;
+    if (parts.length === 1) return fn(from, name);
+    const parent = walk(dir, from, parts.slice(0, -1), DIR, true);
+    try {
+      return fn(parent, name);
+    } finally {
+      closeQuietly(parent);
+    }
+  }
+
+  /** An "object" open of one name: never follows it, never opens a socket, FIFO or device. */
+  function openObjectAt(dir: ReturnType<typeof base>, parentFd: number, name: string): number {
+    const before = statOnRootDevice(dir, sys.fstatat(parentFd, name));
+    if (isSpecial(before)) throw new SysError(ENXIO, "open");
+    const fd = onRootDevice(dir, sys.openat(parentFd, name, before.isSymbolicLink() ? OBJECT_SYMLINK : OBJECT));
+    let special = true;
+    try {
+      // Swapped for a FIFO or device between the fstatat and the open (O_SYMLINK opens any type).
+      special = isSpecial(fs.fstatSync(fd, { bigint: true }));
+    } finally {
+      if (special) closeQuietly(fd);
+    }
+    if (special) throw new SysError(ENXIO, "open");
+    return fd;
+  }
+
+  /** In a confined root, a mount point is not an entry: listings and walks never show or enter it. */
+  function isMountPoint(dir: ReturnType<typeof base>, dirFd: number, name: string): boolean {
+    if (!dir.id.confined) return false;
+    try {
+      return sys.fstatat(dirFd, name).dev !== dir.id.dev;
+    } catch {
+      return false; // vanished: the caller's own checks decide
+    }
+  }
+
+  return {
+    openRoot(hostPath, opts) {
+      // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
+      const real = fs.realpathSync(hostPath);
+      if (fs.lstatSync(hostPath).isSymbolicLink()) throw new SysError(ELOOP, "open");
+      const fd = sys.openRoot(real, DIR);
+      const st = fs.fstatSync(fd, { bigint: true });
+      held.set(fd, { root: fd, parts: [] });
+      rootIds.set(fd, { dev: st.dev, ino: st.ino, confined: opts?.crossMounts === false });
+      return fd;
+    },
+
+    openBeneath(dirfd, parts, kind: OpenKind, mode = 0) {
+      const dir = base(dirfd);
+      let fd: number;
+      if (kind === "object") fd = parts.length === 0 ? walk(dir, dirfd, [], OBJECT) : inParent(dir, dirfd, parts, (p, n) => openObjectAt(dir, p, n));
+      else if (kind === "createExclusive") fd = inParent(dir, dirfd, parts, (p, n) => onRootDevice(dir, sys.createAt(p, n, mode)));
+      else fd = walk(dir, dirfd, parts, FLAGS[kind], kind === "dirBase");
+      held.set(fd, { root: dir.root, parts: [...dir.parts, ...parts] });
+      return fd;
+    },
+
+    statBeneath(dirfd, parts) {
+      const dir = base(dirfd);
+      if (parts.length === 0) return fs.fstatSync(dirfd, { bigint: true });
+      return inParent(dir, dirfd, parts, (p, n) => statOnRootDevice(dir, sys.fstatat(p, n)));
+    },
+
+    reopenForRead(objectFd) {
+      // By name again, from the held root; the caller compares dev/ino of the result with the
+      // object it opened (FILE_CHANGED_DURING_READ), so a name moved meanwhile is caught.
+      const h = base(objectFd);
+      const fd = walk(h, h.root, h.parts, FLAGS.read);
+      held.set(fd, { root: h.root, parts: h.parts });
+      return fd;
+    },
+
+    readDir(dirFd) {
+      const dir = base(dirFd);
+      // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
+      const out: DirEntryInfo[] = [];
+      const reader = sys.dirReader(dirFd);
+      while (
+        reader.next((name, kind) => {
+          if (!isMountPoint(dir, dirFd, name)) out.push({ name, kind });
+        })
+      );
+      return out;
+    },
+
+    readDirSmallest(dirFd, k, keep) {
+      // One getattrlistbulk buffer per chunk, so memory stays O(k) plus one buffer.
+      const dir = base(dirFd);
+      const reader = sys.dirReader(dirFd);
+      return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(dir, dirFd, name), (push) => reader.next(push));
+    },
+
+    lstatChild(dirFd, name) {
+      return statOnRootDevice(base(dirFd), sys.fstatat(dirFd, name));
+    },
+
+    ...sys.ops,
+    closeFast: closeQuietly,
+    preservesXattr: darwinPreservesXattr,
+  };
+}
+
+export const darwinNative: FsNative = makeDarwinNative(darwinCalls);

@@ -12,7 +12,7 @@ import { editTextFile, type EditTextOutput, type TextEdit } from "./edit.ts";
 import { findFiles, type FindOutput } from "./find.ts";
 import { processMutationGate, type MutationGate } from "./gate.ts";
 import { listDirectory, type ListDirectoryOutput } from "./list.ts";
-import { fsNative } from "../../platform/fs/native.ts";
+import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
 import { searchText, type SearchOutput } from "./search.ts";
@@ -85,11 +85,12 @@ function positiveIntOrUndefined(t: Target, value: number | undefined, name: stri
   return value;
 }
 
-export function createFileService(registry: Registry, options: { gate?: MutationGate } = {}): FileService {
+export function createFileService(registry: Registry, options: { gate?: MutationGate; native?: FsNative } = {}): FileService {
   const gate = options.gate ?? processMutationGate();
   let workspace: Workspace | null = null;
   const ws = (): Workspace => {
-    if (workspace === null) workspace = new Workspace(registry, fsNative());
+    // `native`: another backend than this OS's (the tests run the macOS backend's logic on Linux)
+    if (workspace === null) workspace = new Workspace(registry, options.native ?? fsNative());
     return workspace;
   };
   const limits = registry.limits;
