@@ -9,7 +9,7 @@
 //   libSystem's `fcntl` is a wrapper (xnu libsyscall/wrappers/cancelable/fcntl-base.c) around the
 //   fixed-argument syscall stub `__fcntl(int, int, long)`. The stub is not in Apple's headers, so
 //   it is used only when this libSystem exports it (dlopen of the one symbol succeeds); without
-//   it the route is plain fsync, and `serverfs doctor` says so on its durability line.
+//   it the route is plain fsync, and `serverfs doctor`'s durability line says so.
 // F_FULLFSYNC fails on filesystems that do not implement it (network and some FUSE volumes):
 // then fsync is used, as SQLite and libuv do.
 import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
