@@ -46,6 +46,30 @@ describe.skipIf(!onLinux)("the darwin backend's logic on Linux syscalls (Linux o
     expect(out).toContain(`across ${files.length} files`);
   }, 120_000);
 
+  test("cross_mounts = false with a real tmpfs mount (own mount namespace): refused on every operation, the mount's own workdir served", () => {
+    const base = tempDir("serverfs-mounts-");
+    write(base, "root/top.txt", "needle top\n");
+    write(base, "root/sub/inner.txt", "needle inner\n");
+    fs.mkdirSync(path.join(base, "root/mnt"));
+    fs.mkdirSync(path.join(base, "root/bind"));
+    write(base, "root/fbind.txt", "underlying\n");
+    write(base, "other/b.txt", "needle b\n");
+    write(base, "outside.txt", "needle outside\n");
+    const unshare = process.getuid?.() === 0 ? ["unshare", "-m", "--propagation", "private"] : ["unshare", "-rm", "--propagation", "private"];
+    const p = Bun.spawnSync([...unshare, process.execPath, path.join(import.meta.dir, "fixtures/mounts-child.ts"), "openat2", base, "darwin-on-linux"], { stderr: "pipe" });
+    expect({ exit: p.exitCode, stderr: p.stderr.toString().slice(0, 2000) }).toEqual({ exit: 0, stderr: "" });
+    const run = JSON.parse(p.stdout.toString().trim().split("\n").pop() as string) as Record<"true" | "false", Record<string, { value?: unknown; code?: string }>>;
+    const confined = run.false;
+    const mntOps = Object.keys(confined).filter((k) => /(^|:)mnt(\/|$)/.test(k));
+    expect(mntOps.length).toBe(11); // stat, list, read, resource, download, find, search, create, mkdir
+    for (const op of mntOps) expect({ op, outcome: confined[op] }).toEqual({ op, outcome: { code: "MOUNT_CROSSING_NOT_ALLOWED" } });
+    // the listing never shows the mount point; bind mounts of the same device are not seen (macOS has none)
+    expect(confined["list:"]).toEqual({ value: ["bind", "fbind.txt", "sub", "top.txt"] });
+    expect(confined["m/read:file.txt"]).toEqual({ value: "needle mounted\n" });
+    expect(run.true["read:mnt/file.txt"]).toEqual({ value: "needle mounted\n" });
+    expect(fs.readdirSync(path.join(base, "root/mnt"))).toEqual([]); // nothing written underneath
+  });
+
   describe("backend calls directly", () => {
     const n = makeDarwinNative(linuxDarwinCalls);
     let root: string;
