@@ -45,7 +45,10 @@ describe.skipIf(!onMac)("macOS file backend (needs libSystem: `bun test test/pla
       for (const [dir, name, abs] of [[d, "f.txt", "d/f.txt"], [root, "d", "d"], [root, "link", "link"], [d, "s", "d/s"]] as const) {
         const got = fstatat(dir, name);
         const want = fs.lstatSync(path.join(rootPath, abs), { bigint: true });
-        for (const k of ["dev", "ino", "mode", "nlink", "uid", "gid", "size", "blocks", "mtimeNs", "ctimeNs", "birthtimeNs"] as const) expect([k, got[k]]).toEqual([k, want[k]]);
+        for (const k of ["dev", "ino", "mode", "nlink", "uid", "gid", "size", "blocks", "mtimeNs", "ctimeNs"] as const) expect([abs, k, got[k]]).toEqual([abs, k, want[k]]);
+        // birth time (offset 80) against BSD stat(1), an observer independent of Bun
+        const birth = Bun.spawnSync(["stat", "-f", "%B", path.join(rootPath, abs)]).stdout.toString().trim();
+        expect([abs, "birth", got.birthtimeNs / 1_000_000_000n]).toEqual([abs, "birth", BigInt(birth)]);
       }
     } finally {
       fs.closeSync(d);
