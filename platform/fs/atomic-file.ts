@@ -1,9 +1,9 @@
 // The one way serverfs publishes a private file of its own (rendered config, recovery guards,
 // spooled results, the spawn journal): a temp file created exclusively beside the target
 // (O_CREAT|O_EXCL|O_NOFOLLOW, so nothing already there is reused or followed), every byte
-// written (short writes loop), fsynced, renamed over the target, then the directory fsynced so
-// the rename itself survives a crash. Readers see the old bytes or the new, never a mix; on any
-// failure the temp file is removed and the target is untouched.
+// written (short writes loop), fsynced (F_FULLFSYNC on macOS: durable-sync.ts), renamed over the
+// target, then the directory fsynced so the rename itself survives a crash. Readers see the old
+// bytes or the new, never a mix; on any failure the temp file is removed and the target is untouched.
 //
 // Temp names start with "." and carry `.serverfs-tmp-`, so directory scans that skip dot files
 // (guards) or match exact names (journal, spool) never mistake one for a published file.
@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { IS_WINDOWS } from "../os.ts";
+import { durableSync } from "./durable-sync.ts";
 
 export type AtomicPublishFailure =
   /** The target is a symbolic link: refused, never followed or replaced. */
@@ -72,7 +73,7 @@ export function publishFileAtomic(target: string, content: string | Uint8Array, 
       writeAll(fd, bytes);
       // The umask may have narrowed the create mode; the published mode is exactly `mode`.
       if (!IS_WINDOWS && options.applyUmask !== true) fs.fchmodSync(fd, mode);
-      fs.fsyncSync(fd);
+      durableSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -101,7 +102,7 @@ export function fsyncDirectory(dir: string): void {
   try {
     const dfd = fs.openSync(dir, fs.constants.O_RDONLY);
     try {
-      fs.fsyncSync(dfd);
+      durableSync(dfd);
     } finally {
       fs.closeSync(dfd);
     }

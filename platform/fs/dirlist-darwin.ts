@@ -69,16 +69,40 @@ let lib: ReturnType<typeof load> | null = null;
 const sys = () => (lib ??= load());
 const errno = () => ffiRead.i32(sys().__error() as Pointer, 0);
 
+/**
+ * The entries of the directory `dirFd` names, one getattrlistbulk buffer (64 KiB) per next(), so
+ * a listing that keeps only k entries holds O(k) plus one buffer however large the directory is.
+ * "." and ".." are never returned.
+ */
+export class BulkReader {
+  private readonly request = attrListRequest();
+  private readonly buffer = new Uint8Array(BUFFER_SIZE);
+  private started = false;
+  private done = false;
+  constructor(private readonly dirFd: number) {}
+
+  /** Hand one buffer's entries to `each`; false once the directory is exhausted. */
+  next(each: (name: string, kind: DirEntryInfo["kind"]) => void): boolean {
+    if (this.done) return false;
+    if (!this.started) {
+      if (Number(sys().lseek(this.dirFd, 0n, SEEK_SET)) < 0) throw new SysError(errno(), "lseek");
+      this.started = true;
+    }
+    const count = sys().getattrlistbulk(this.dirFd, ptr(this.request), ptr(this.buffer), BigInt(this.buffer.length), BigInt(FSOPT_NOFOLLOW | FSOPT_PACK_INVAL_ATTRS));
+    if (count < 0) throw new SysError(errno(), "getattrlistbulk");
+    if (count === 0) {
+      this.done = true;
+      return false;
+    }
+    for (const e of decodeBulk(this.buffer, count)) each(e.name, e.kind);
+    return true;
+  }
+}
+
 /** Every entry of the directory `dirFd` names ("." and ".." are never returned). */
 export function listDirFd(dirFd: number): DirEntryInfo[] {
-  if (Number(sys().lseek(dirFd, 0n, SEEK_SET)) < 0) throw new SysError(errno(), "lseek");
-  const request = attrListRequest();
-  const buffer = new Uint8Array(BUFFER_SIZE);
   const out: DirEntryInfo[] = [];
-  for (;;) {
-    const count = sys().getattrlistbulk(dirFd, ptr(request), ptr(buffer), BigInt(buffer.length), BigInt(FSOPT_NOFOLLOW | FSOPT_PACK_INVAL_ATTRS));
-    if (count < 0) throw new SysError(errno(), "getattrlistbulk");
-    if (count === 0) return out;
-    out.push(...decodeBulk(buffer, count));
-  }
+  const reader = new BulkReader(dirFd);
+  while (reader.next((name, kind) => out.push({ name, kind })));
+  return out;
 }

@@ -53,10 +53,17 @@ export interface FsNative {
    * O(k) however many entries the directory holds, so a backend feeds its native listing in
    * bounded chunks to selectInSteps (dir-select.ts), which offers a few hundred entries per
    * step(); the caller checks its deadline and yields between steps. Linux: getdents64 into one
-   * reused buffer. macOS: readdirSync as the one chunk (no streaming reader there yet). Every
+   * reused buffer. macOS: getattrlistbulk on the held descriptor, one 64 KiB buffer per chunk. Every
    * backend, the Windows one included, must implement it.
    */
   readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean): DirSmallest;
+  /**
+   * lstat semantics for `parts` beneath `dirfd` (empty parts = the directory itself) without
+   * opening the object: where an "object" open cannot reach every file type (macOS has no O_PATH,
+   * so unreadable files and unix sockets refuse it), stat_file goes through this instead. Absent
+   * where an "object" open works for every type (Linux O_PATH, Windows).
+   */
+  statBeneath?(dirfd: number, parts: readonly string[]): import("node:fs").BigIntStats;
   /** lstat of a child name of a held directory. */
   lstatChild(dirFd: number, name: string): import("node:fs").BigIntStats;
   linkAt(dirFd: number, oldName: string, newName: string): void;

@@ -1,205 +1,291 @@
-// macOS backend (written against documented behaviour; it cannot run on the Linux CI). macOS has
-// no openat2 and `openat` is variadic (unsafe through bun:ffi on arm64), so every open goes through
-// node:fs on an ABSOLUTE path below the resolved root with O_NOFOLLOW_ANY: the kernel then refuses
-// a symlink in ANY component of that one lookup. After each open, the root path is re-opened and
-// its dev/ino compared with the held root descriptor, so a root renamed or replaced meanwhile is
-// detected. Mutations use the non-variadic *at calls on the verified parent descriptor.
-// A final symlink (stat_file's lstat semantics) is opened with O_SYMLINK only after its parent
-// has been opened with O_NOFOLLOW_ANY, and must then be a symlink.
-// A root opened with cross_mounts = false also refuses any object whose device differs from the
-// root's (macOS has no RESOLVE_NO_XDEV; every volume, APFS ones included, has its own st_dev).
+// macOS backend (written against Apple's headers and the xnu sources; it cannot run on the Linux
+// CI: docs/platform.md, "macOS: verified / written / checks to run on a Mac"). macOS has no
+// openat2, so every lookup is openat(2) relative to a held descriptor with O_NOFOLLOW_ANY: the
+// kernel refuses a symlink in ANY component of that lookup, and a request path holds no "..", so
+// no lookup leaves the descriptor it starts from. Only the configured root is opened by name, once
+// (the trusted anchor, as on Linux); from then on no path string is resolved from "/", so a root
+// renamed or swapped meanwhile cannot redirect anything: the held descriptor is the root.
+// - Long paths: PATH_MAX is 1024, so a deeper path is looked up in steps below it (path-chunks.ts).
+// - A root opened with cross_mounts = false (macOS has no RESOLVE_NO_XDEV; every volume, APFS
+//   ones included, has its own st_dev) is walked one component at a time, and every descriptor
+//   and every child's fstatat must be on the root's device.
+// - Metadata never needs the object opened: fstatat(parent, name, AT_SYMLINK_NOFOLLOW) on the
+//   held parent (stat-darwin.ts), so unreadable files and directories and unix sockets are
+//   listed and stat'ed as on Linux. An "object" open (the content paths' type check) opens only
+//   regular files, directories and symlinks; a socket, FIFO or device answers ENXIO
+//   (UNSUPPORTED_FILE_TYPE), as Linux's content paths do for them, and is never opened.
+// - A final symlink is opened with O_SYMLINK, one component relative to its verified parent
+//   (O_SYMLINK | O_NOFOLLOW_ANY is EINVAL before macOS 15, and there is no other component).
+// A directory used only as a lookup base (dirBase, and each step before the last) is opened
+// O_RDONLY, and after EACCES once more with O_SEARCH, which needs search permission only, as
+// Linux's O_PATH does. O_SEARCH is in current xnu headers; on a kernel without it the retry is a
+// second O_RDONLY (or EINVAL), and the first EACCES is what the caller sees. Only bases are
+// retried: descriptors that get listed, read or synced are never O_SEARCH.
 
 import fs from "node:fs";
-import * as sys from "./darwin.ts";
+import os from "node:os";
+import * as darwin from "./darwin.ts";
 import { selectInSteps } from "./dir-select.ts";
-import { listDirFd } from "./dirlist-darwin.ts";
+import { BulkReader } from "./dirlist-darwin.ts";
+import { chunkParts } from "./path-chunks.ts";
+import { isSpecial } from "./stat-darwin.ts";
+import { MountCrossingError, SysError } from "./sys-error.ts";
 import { darwinPreservesXattr } from "./xattr-darwin.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 
-const { O } = sys;
+const { O } = darwin;
+// By name, so the numbers are the running kernel's (the same as macOS's when it runs there).
+const { EBADF, ENXIO, ELOOP } = os.constants.errno;
 
-interface Held {
-  path: string;
-  root: number;
+/**
+ * The calls this backend makes, with macOS flag values and errno names. `darwinCalls` is
+ * libSystem; a test can hand in a translation onto another kernel (the file layer's own tests
+ * then run this backend's logic on Linux: test/support/darwin-calls-linux.ts).
+ */
+export interface DarwinCalls {
+  /** open(2) of the configured root by name (the one by-name open). */
+  openRoot(realPath: string, flags: number): number;
+  openat(dir: number, rel: string, flags: number): number;
+  /** lstat of one name (never a path) beneath `dir`. */
+  fstatat(dir: number, name: string): fs.BigIntStats;
+  createAt(dir: number, name: string, mode: number): number;
+  /** One chunk of a directory's entries per call; false once exhausted. */
+  dirReader(dirFd: number): { next(each: (name: string, kind: DirEntryInfo["kind"]) => void): boolean };
+  ops: Pick<FsNative, "linkAt" | "renameAt" | "renameNoReplace" | "unlinkAt" | "mkdirAt" | "fchmod" | "fchown" | "listXattrs" | "setXattr" | "fsync" | "copyAcl">;
 }
 
-/** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
-const held = new Map<number, Held>();
-const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
-
-function closeQuietly(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // nothing to do
-  }
-}
-
-function sameObject(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
-  return a.dev === b.dev && a.ino === b.ino;
-}
-
-function verifyRoot(root: number): void {
-  const h = held.get(root);
-  const id = rootIds.get(root);
-  if (h === undefined || id === undefined) throw new sys.SysError(9, "verify");
-  const fd = fs.openSync(h.path, O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
-  try {
-    const st = fs.fstatSync(fd, { bigint: true });
-    if (st.dev !== id.dev || st.ino !== id.ino) throw new sys.SysError(2, "verify"); // the root moved: ENOENT
-  } finally {
-    closeQuietly(fd);
-  }
-}
-
-/** Refuse (and close) a descriptor on another device than its confined root. */
-function stayOnRootDevice(root: number, fd: number): void {
-  const id = rootIds.get(root);
-  if (id === undefined || !id.confined) return;
-  if (fs.fstatSync(fd, { bigint: true }).dev === id.dev) return;
-  closeQuietly(fd);
-  throw new sys.MountCrossingError("open");
-}
-
-/** In a confined root, a mount point is not an entry: listings and walks never show or enter it. */
-function isMountPoint(dir: Held, name: string): boolean {
-  if (rootIds.get(dir.root)?.confined !== true) return false;
-  let fd: number;
-  try {
-    fd = openObject(dir, [name]);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === "EMFILE" || code === "ENFILE") throw err; // fail the listing rather than guess
-    return false; // vanished or a symlink in between: the caller's own checks decide
-  }
-  try {
-    stayOnRootDevice(dir.root, fd);
-  } catch {
-    return true; // stayOnRootDevice closed it
-  }
-  closeQuietly(fd);
-  return false;
-}
-
-function base(dirfd: number): Held {
-  const h = held.get(dirfd);
-  if (h === undefined) throw new sys.SysError(9, "openBeneath"); // EBADF: not one of ours
-  return h;
-}
-
-function join(dir: string, parts: readonly string[]): string {
-  return parts.length === 0 ? dir : `${dir}/${parts.join("/")}`;
-}
-
-function openObject(dir: Held, parts: readonly string[]): number {
-  const abs = join(dir.path, parts);
-  try {
-    return fs.openSync(abs, O.EVTONLY | O.NONBLOCK | O.NOFOLLOW_ANY | O.CLOEXEC);
-  } catch (err) {
-    if ((err as { code?: string }).code !== "ELOOP" || parts.length === 0) throw err;
-  }
-  // ELOOP: the final component may be a symlink (allowed for stat) or a parent is (refused).
-  const parent = fs.openSync(join(dir.path, parts.slice(0, -1)), O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
-  try {
-    const fd = fs.openSync(abs, O.EVTONLY | O.SYMLINK | O.NONBLOCK | O.CLOEXEC);
-    const st = fs.fstatSync(fd, { bigint: true });
-    const again = fs.openSync(join(dir.path, parts.slice(0, -1)), O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
-    const unchanged = sameObject(fs.fstatSync(again, { bigint: true }), fs.fstatSync(parent, { bigint: true }));
-    closeQuietly(again);
-    if (!st.isSymbolicLink() || !unchanged) {
-      closeQuietly(fd);
-      throw new sys.SysError(62, "open"); // ELOOP
-    }
-    return fd;
-  } finally {
-    closeQuietly(parent);
-  }
-}
-
-const FLAGS: Record<Exclude<OpenKind, "object">, number> = {
-  dirBase: O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY,
-  dirList: O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY,
-  read: O.RDONLY | O.NONBLOCK | O.NOCTTY | O.NOFOLLOW_ANY,
-  createExclusive: O.WRONLY | O.CREAT | O.EXCL | O.NOCTTY | O.NOFOLLOW_ANY,
+export const darwinCalls: DarwinCalls = {
+  openRoot: (realPath, flags) => fs.openSync(realPath, flags),
+  openat: darwin.openat,
+  fstatat: darwin.fstatat,
+  createAt: darwin.createAt,
+  dirReader: (fd) => new BulkReader(fd),
+  ops: {
+    linkAt: darwin.linkat,
+    renameAt: darwin.renameat,
+    renameNoReplace: darwin.renameatExcl,
+    unlinkAt: darwin.unlinkat,
+    mkdirAt: darwin.mkdirat,
+    fchmod: darwin.fchmod,
+    fchown: darwin.fchown,
+    listXattrs: darwin.listXattrs,
+    setXattr: darwin.setXattr,
+    fsync: darwin.fsync,
+    copyAcl: darwin.copyAcl,
+  },
 };
 
-export const darwinNative: FsNative = {
-  openRoot(hostPath, opts) {
-    // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
-    const real = fs.realpathSync(hostPath);
-    if (fs.lstatSync(hostPath).isSymbolicLink()) throw new sys.SysError(62, "open");
-    const fd = fs.openSync(real, O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC);
-    const st = fs.fstatSync(fd, { bigint: true });
-    held.set(fd, { path: real, root: fd });
-    rootIds.set(fd, { dev: st.dev, ino: st.ino, confined: opts?.crossMounts === false });
-    return fd;
-  },
+/** The backend over `sys` (libSystem in production). Each call makes its own descriptor table. */
+export function makeDarwinNative(sys: DarwinCalls): FsNative {
+  interface Held {
+    root: number;
+    /** From the root, for reopenForRead (there is no /proc/self/fd on macOS). */
+    parts: readonly string[];
+  }
 
-  openBeneath(dirfd, parts, kind, mode = 0) {
-    const dir = base(dirfd);
-    const fd = kind === "object" ? openObject(dir, parts) : fs.openSync(join(dir.path, parts), FLAGS[kind] | O.CLOEXEC, mode);
+  /** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
+  const held = new Map<number, Held>();
+  const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
+
+  const DIR = O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
+  /** O_SEARCH (O_EXEC | O_DIRECTORY): a lookup base that needs search permission only. */
+  const SEARCH = O.EXEC | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
+  const OBJECT = O.EVTONLY | O.NONBLOCK | O.NOFOLLOW_ANY | O.CLOEXEC;
+  const OBJECT_SYMLINK = O.EVTONLY | O.SYMLINK | O.NONBLOCK | O.CLOEXEC;
+  const FLAGS: Record<"dirBase" | "dirList" | "read", number> = {
+    dirBase: DIR,
+    dirList: DIR,
+    read: O.RDONLY | O.NONBLOCK | O.NOCTTY | O.NOFOLLOW_ANY | O.CLOEXEC,
+  };
+
+  function closeQuietly(fd: number): void {
     try {
-      verifyRoot(dir.root);
+      fs.closeSync(fd);
+    } catch {
+      // nothing to do
+    }
+  }
+
+  /** The held entry of `fd`, once its root descriptor is proved to still be the root (fd reuse). */
+  function base(fd: number): Held & { id: { dev: bigint; ino: bigint; confined: boolean } } {
+    const h = held.get(fd);
+    const id = h === undefined ? undefined : rootIds.get(h.root);
+    if (h === undefined || id === undefined) throw new SysError(EBADF, "openBeneath");
+    const st = fs.fstatSync(h.root, { bigint: true });
+    if (st.dev !== id.dev || st.ino !== id.ino) throw new SysError(EBADF, "openBeneath");
+    return { ...h, id };
+  }
+
+  /** Refuse (and close) a descriptor on another device than its confined root. */
+  function onRootDevice(dir: ReturnType<typeof base>, fd: number): number {
+    let off: boolean;
+    try {
+      off = offRootDevice(dir, fd);
     } catch (err) {
       closeQuietly(fd);
       throw err;
     }
-    stayOnRootDevice(dir.root, fd);
-    held.set(fd, { path: join(dir.path, parts), root: dir.root });
-    return fd;
-  },
+    if (!off) return fd;
+    closeQuietly(fd);
+    throw new MountCrossingError("openat");
+  }
 
-  reopenForRead(objectFd) {
-    // The caller compares dev/ino of the result with the object it opened (FILE_CHANGED_DURING_READ).
-    const h = base(objectFd);
-    const fd = fs.openSync(h.path, FLAGS.read | O.CLOEXEC);
-    held.set(fd, h);
-    return fd;
-  },
+  function statOnRootDevice(dir: ReturnType<typeof base>, st: fs.BigIntStats): fs.BigIntStats {
+    if (dir.id.confined && st.dev !== dir.id.dev) throw new MountCrossingError("fstatat");
+    return st;
+  }
 
-  readDir(dirFd) {
-    const h = base(dirFd);
-    // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
-    return listDirFd(dirFd).filter((e) => !isMountPoint(h, e.name));
-  },
-
-  readDirSmallest(dirFd, k, keep) {
-    // One getattrlistbulk listing is the one chunk, offered in steps.
-    const h = base(dirFd);
-    return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(h, name), (push) => {
-      // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
-      for (const e of listDirFd(dirFd)) push(e.name, e.kind);
-      return false;
-    });
-  },
-
-  lstatChild(dirFd, name) {
-    const dir = base(dirFd);
-    const fd = openObject(dir, [name]);
-    stayOnRootDevice(dir.root, fd);
+  /** One openat; a lookup base (`baseOnly`) refused for lack of read permission is retried with O_SEARCH. */
+  function openStep(at: number, rel: string, flags: number, baseOnly: boolean): number {
     try {
-      return fs.fstatSync(fd, { bigint: true });
-    } finally {
-      closeQuietly(fd);
+      return sys.openat(at, rel, flags);
+    } catch (err) {
+      if (!baseOnly || (err as { code?: string }).code !== "EACCES") throw err;
+      try {
+        return sys.openat(at, rel, SEARCH);
+      } catch {
+        throw err; // no O_SEARCH here, or no search permission either: the first answer stands
+      }
     }
-  },
+  }
 
-  linkAt: sys.linkat,
-  renameAt: sys.renameat,
-  renameNoReplace(srcDirFd, srcName, dstDirFd, dstName) {
-    // both must be directories this backend handed out (their paths are what later opens trust)
-    base(srcDirFd);
-    base(dstDirFd);
-    sys.renameatExcl(srcDirFd, srcName, dstDirFd, dstName);
-  },
-  unlinkAt: sys.unlinkat,
-  mkdirAt: sys.mkdirat,
-  fchmod: sys.fchmod,
-  fchown: sys.fchown,
-  listXattrs: sys.listXattrs,
-  setXattr: sys.setXattr,
-  fsync: sys.fsync,
-  closeFast: closeQuietly,
-  preservesXattr: darwinPreservesXattr,
-  copyAcl: sys.copyAcl,
-};
+  function offRootDevice(dir: ReturnType<typeof base>, fd: number): boolean {
+    return dir.id.confined && fs.fstatSync(fd, { bigint: true }).dev !== dir.id.dev;
+  }
+
+  /**
+   * Open `parts` beneath `from` with `flags` on the last step: each step a relative path below
+   * PATH_MAX (one component per step when confined), every step before it a directory used only
+   * as a base. `baseOnly`: the result too is only a base (never listed, read or synced).
+   */
+  function walk(dir: ReturnType<typeof base>, from: number, parts: readonly string[], flags: number, baseOnly = false): number {
+    if (parts.length === 0) return onRootDevice(dir, openStep(from, ".", flags, baseOnly));
+    const steps = dir.id.confined ? parts.map((p) => [p]) : chunkParts(parts);
+    let cur = from;
+    try {
+      for (let i = 0; i < steps.length; i++) {
+        const last = i === steps.length - 1;
+        const next = openStep(cur, (steps[i] as string[]).join("/"), last ? flags : DIR, last ? baseOnly : true);
+        if (cur !== from) closeQuietly(cur);
+        cur = next;
+        if (offRootDevice(dir, cur)) throw new MountCrossingError("openat");
+      }
+      return cur;
+    } catch (err) {
+      if (cur !== from) closeQuietly(cur);
+      throw err;
+    }
+  }
+
+  /** Run `fn` on the parent of the last part (held open for the call) and that last name. */
+  function inParent<R>(dir: ReturnType<typeof base>, from: number, parts: readonly string[], fn: (parentFd: number, name: string) => R): R {
+    const name = parts[parts.length - 1] as string;
+    if (parts.length === 1) return fn(from, name);
+    const parent = walk(dir, from, parts.slice(0, -1), DIR, true);
+    try {
+      return fn(parent, name);
+    } finally {
+      closeQuietly(parent);
+    }
+  }
+
+  /** An "object" open of one name: never follows it, never opens a socket, FIFO or device. */
+  function openObjectAt(dir: ReturnType<typeof base>, parentFd: number, name: string): number {
+    const before = statOnRootDevice(dir, sys.fstatat(parentFd, name));
+    if (isSpecial(before)) throw new SysError(ENXIO, "open");
+    const fd = onRootDevice(dir, sys.openat(parentFd, name, before.isSymbolicLink() ? OBJECT_SYMLINK : OBJECT));
+    let special = true;
+    try {
+      // Swapped for a FIFO or device between the fstatat and the open (O_SYMLINK opens any type).
+      special = isSpecial(fs.fstatSync(fd, { bigint: true }));
+    } finally {
+      if (special) closeQuietly(fd);
+    }
+    if (special) throw new SysError(ENXIO, "open");
+    return fd;
+  }
+
+  /** In a confined root, a mount point is not an entry: listings and walks never show or enter it. */
+  function isMountPoint(dir: ReturnType<typeof base>, dirFd: number, name: string): boolean {
+    if (!dir.id.confined) return false;
+    try {
+      return sys.fstatat(dirFd, name).dev !== dir.id.dev;
+    } catch {
+      return false; // vanished: the caller's own checks decide
+    }
+  }
+
+  return {
+    openRoot(hostPath, opts) {
+      // The configured root is the trusted anchor; its ancestors may be symlinks (/tmp, /var).
+      const real = fs.realpathSync(hostPath);
+      if (fs.lstatSync(hostPath).isSymbolicLink()) throw new SysError(ELOOP, "open");
+      const fd = sys.openRoot(real, DIR);
+      const st = fs.fstatSync(fd, { bigint: true });
+      held.set(fd, { root: fd, parts: [] });
+      rootIds.set(fd, { dev: st.dev, ino: st.ino, confined: opts?.crossMounts === false });
+      return fd;
+    },
+
+    openBeneath(dirfd, parts, kind: OpenKind, mode = 0) {
+      const dir = base(dirfd);
+      let fd: number;
+      if (kind === "object") fd = parts.length === 0 ? walk(dir, dirfd, [], OBJECT) : inParent(dir, dirfd, parts, (p, n) => openObjectAt(dir, p, n));
+      else if (kind === "createExclusive") fd = inParent(dir, dirfd, parts, (p, n) => onRootDevice(dir, sys.createAt(p, n, mode)));
+      else fd = walk(dir, dirfd, parts, FLAGS[kind], kind === "dirBase");
+      held.set(fd, { root: dir.root, parts: [...dir.parts, ...parts] });
+      return fd;
+    },
+
+    statBeneath(dirfd, parts) {
+      const dir = base(dirfd);
+      if (parts.length === 0) return fs.fstatSync(dirfd, { bigint: true });
+      return inParent(dir, dirfd, parts, (p, n) => statOnRootDevice(dir, sys.fstatat(p, n)));
+    },
+
+    reopenForRead(objectFd) {
+      // By name again, from the held root; the caller compares dev/ino of the result with the
+      // object it opened (FILE_CHANGED_DURING_READ), so a name moved meanwhile is caught.
+      const h = base(objectFd);
+      const fd = walk(h, h.root, h.parts, FLAGS.read);
+      held.set(fd, { root: h.root, parts: h.parts });
+      return fd;
+    },
+
+    readDir(dirFd) {
+      const dir = base(dirFd);
+      // Through the held descriptor (getattrlistbulk), not by path: nothing to swap in between.
+      const out: DirEntryInfo[] = [];
+      const reader = sys.dirReader(dirFd);
+      while (
+        reader.next((name, kind) => {
+          if (!isMountPoint(dir, dirFd, name)) out.push({ name, kind });
+        })
+      );
+      return out;
+    },
+
+    readDirSmallest(dirFd, k, keep) {
+      // One getattrlistbulk buffer per chunk, so memory stays O(k) plus one buffer.
+      const dir = base(dirFd);
+      const reader = sys.dirReader(dirFd);
+      return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !isMountPoint(dir, dirFd, name), (push) => reader.next(push));
+    },
+
+    lstatChild(dirFd, name) {
+      return statOnRootDevice(base(dirFd), sys.fstatat(dirFd, name));
+    },
+
+    ...sys.ops,
+    renameNoReplace(srcDirFd, srcName, dstDirFd, dstName) {
+      // both must be directories this backend handed out (their identities are what later opens trust)
+      base(srcDirFd);
+      base(dstDirFd);
+      sys.ops.renameNoReplace(srcDirFd, srcName, dstDirFd, dstName);
+    },
+    closeFast: closeQuietly,
+    preservesXattr: darwinPreservesXattr,
+  };
+}
+
+export const darwinNative: FsNative = makeDarwinNative(darwinCalls);

@@ -90,7 +90,10 @@ function positiveIntOrUndefined(t: Target, value: number | undefined, name: stri
 
 export interface FileServiceOptions {
   gate?: MutationGate;
-  /** The OS backend; tests wrap the real one to act at an exact step (e.g. right before a rename). */
+  /**
+   * The OS backend: tests wrap the real one to act at an exact step (e.g. right before a rename),
+   * or run another OS's backend logic (the macOS backend over Linux calls).
+   */
   native?: FsNative;
 }
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { FsLimits, Workdir } from "../../src/config/types.ts";
 import { ServerfsError, type ErrorCode } from "../../src/errors.ts";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
+import type { FsNative } from "../../platform/fs/native.ts";
 import { registry, workdir } from "../support/registry.ts";
 import { tempDir as supportTempDir } from "../support/temp.ts";
 
@@ -17,12 +18,23 @@ export function tempDir(prefix = "serverfs-fs-test-"): string {
 
 export { registry, workdir } from "../support/registry.ts";
 
+/**
+ * The backend every `single()` service uses: this OS's, or (SFS_TEST_BACKEND=darwin-on-linux)
+ * the macOS backend's logic over Linux syscalls, to run the file tests through it here.
+ */
+async function testBackend(): Promise<FsNative | undefined> {
+  if (process.env.SFS_TEST_BACKEND !== "darwin-on-linux") return undefined;
+  const [{ makeDarwinNative }, { linuxDarwinCalls }] = await Promise.all([import("../../platform/fs/resolve-darwin.ts"), import("../support/darwin-calls-linux.ts")]);
+  return makeDarwinNative(linuxDarwinCalls);
+}
+const backend = await testBackend();
+
 /** A service over one read-write workdir `w` rooted at a fresh temp dir. */
-export function single(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}): { svc: FileService; root: string; base: string } {
+export function single(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}, native: FsNative | undefined = backend): { svc: FileService; root: string; base: string } {
   const base = tempDir();
   const root = path.join(base, "root");
   fs.mkdirSync(root);
-  const svc = createFileService(registry([workdir("w", root, over)], limits));
+  const svc = createFileService(registry([workdir("w", root, over)], limits), { native });
   return { svc, root, base };
 }
 
@@ -72,3 +84,4 @@ export function mkfifo(p: string): void {
   const r = Bun.spawnSync(["mkfifo", p]);
   if (r.exitCode !== 0) throw new Error("mkfifo failed");
 }
+

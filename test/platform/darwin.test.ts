@@ -25,7 +25,7 @@ function liveWithMarker(runId: string): number[] {
   return [...pids];
 }
 
-describe.skipIf(!onMac)("macOS containment (needs libproc)", () => {
+describe.skipIf(!onMac)("macOS containment (needs libproc: `bun test test/platform/darwin.test.ts` on a Mac)", () => {
   // macOS has no setsid(1): escapees call setsid through perl's POSIX module instead.
   const macShapes: TreeShape[] = [
     ...SHAPES.filter((s) => !s.argv.join(" ").includes("setsid")),

@@ -43,7 +43,12 @@ export function openStateDatabase(dbPath: string): Database {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA foreign_keys = ON");
-  if (IS_DARWIN) db.exec("PRAGMA fullfsync = ON");
+  // macOS fsync does not flush the drive's cache: F_FULLFSYNC for every sync, checkpoints included
+  // (fullfsync already covers them; checkpoint_fullfsync says so explicitly).
+  if (IS_DARWIN) {
+    db.exec("PRAGMA fullfsync = ON");
+    db.exec("PRAGMA checkpoint_fullfsync = ON");
+  }
   try {
     migrate(db);
   } catch (err) {
