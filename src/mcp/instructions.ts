@@ -5,6 +5,8 @@ export const SERVER_INSTRUCTIONS = [
   "Every other tool takes that alias plus a path relative to the workdir root ('' is the root); absolute",
   "paths, '~' and '..' escaping the root are refused, symlinks are never followed, and hidden or",
   "sensitive files (.env, keys) may be refused by policy.",
+  "read_text_file with tail_lines=N gives the last N lines (the end of a log); read_multiple_files reads",
+  "several text files in one call; read_media_file returns an image or audio file for you to see or hear.",
   "Read with list_directory, find_files, search_text, read_text_file and stat_file. Write tools appear only",
   "when a workdir is read-write: create_text_file never overwrites; edit_text_file, delete_file and",
   "delete_directory need the revision token from your latest read or stat_file, and a REVISION_CONFLICT",

@@ -32,7 +32,7 @@ describe("read_multiple_files", () => {
       ["sub/b.md/x", "NOT_A_DIRECTORY"],
     ]);
     // a result is exactly what read_text_file answers for the same file
-    expect(out.files[0]!.result).toEqual(await svc.readTextFile({ workdir: "w", path: "a.txt" }));
+    expect(out.files[0]!.result as unknown).toEqual(await svc.readTextFile({ workdir: "w", path: "a.txt" }));
     expect(out.files[6]!.result).toMatchObject({ path: "sub/b.md", content: "beta\nbeta 2\n", start_line: 1, end_line: 2, has_more: false });
     expect(out).toMatchObject({ workdir: "w", returned: 2, bytes_returned: 6 + 12, budget_bytes: 524_288 });
     // errors name the caller's path, never a host path it did not send

@@ -4,10 +4,11 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { TAIL_BLOCK } from "../../src/fs/tail.ts";
+import { TAIL_BLOCK, type TailTextOutput } from "../../src/fs/tail.ts";
 import { expectCode, single, write } from "./helpers.ts";
 
-const tailOf = (svc: ReturnType<typeof single>["svc"], p: string, n: number) => svc.readTextFile({ workdir: "w", path: p, tail_lines: n });
+const tailOf = (svc: ReturnType<typeof single>["svc"], p: string, n: number) =>
+  svc.readTextFile({ workdir: "w", path: p, tail_lines: n }) as Promise<TailTextOutput>;
 
 describe("read_text_file tail_lines", () => {
   test("a final newline ends the last line; without one the last line still counts; an empty last line is a line", async () => {

@@ -118,3 +118,8 @@ describe("read_text_file tail_lines over MCP", () => {
     }
   });
 });
+
+test("the server's instructions name the new read tools", () => {
+  const text = h.client.getInstructions() ?? "";
+  for (const name of ["tail_lines", "read_multiple_files", "read_media_file"]) expect(text).toContain(name);
+});
