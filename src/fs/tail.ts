@@ -35,6 +35,9 @@ export interface TailTextOutput {
 /** Bytes per backward read. Exported for tests that need a file spanning several blocks. */
 export const TAIL_BLOCK = 64 * 1024;
 
+/** Test seam: called after each backward block is read, so a real writer can act mid-read. Null outside tests. */
+export const tailReadHooks: { afterBlock: ((blockStart: number) => void) | null } = { afterBlock: null };
+
 const NL = 10;
 
 export async function readTailLines(ws: Workspace, t: Target, lines: number, signal?: AbortSignal): Promise<TailTextOutput> {
@@ -67,6 +70,7 @@ async function tail(t: Target, fd: number, revision: string, size: number, want:
     const block = Buffer.allocUnsafe(pos - from);
     if (readFully(fd, block, from) !== block.length) throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
     blocks.push(block);
+    tailReadHooks.afterBlock?.(from);
     // A `\n` at offset p starts a line at p + 1; the file's last byte never does (a final `\n`
     // ends the last line). Scan this block from its end down.
     let i = Math.min(block.length, size - 1 - from) - 1;

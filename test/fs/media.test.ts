@@ -1,9 +1,10 @@
 // read_media_file in the file layer: the type comes from the bytes, never the name; every
 // supported format is recognised from a minimal real file; near misses, text and unknown binary
 // are UNSUPPORTED_MEDIA_TYPE; the size cap is exact; the bytes returned are the bytes on disk.
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { downloadReadHooks } from "../../src/fs/binary.ts";
 import { sniffMedia } from "../../src/fs/sniff.ts";
 import { MEDIA_SAMPLES, mp3Frame, oggPage, oggTheora, png, wav } from "../support/media.ts";
 import { expectCode, single, write } from "./helpers.ts";
@@ -82,5 +83,31 @@ describe("read_media_file", () => {
       Bun.spawnSync(["mkfifo", path.join(root, "pipe.png")]);
       await expectCode(svc.readMediaFile({ workdir: "w", path: "pipe.png" }), "UNSUPPORTED_FILE_TYPE");
     }
+  });
+
+  describe("while the file changes", () => {
+    afterEach(() => {
+      downloadReadHooks.afterChunk = null;
+    });
+
+    test("an image rewritten or grown during the read is FILE_CHANGED_DURING_READ, never a mix of versions", async () => {
+      const { svc, root } = single();
+      const p = path.join(root, "big.png");
+      const img = Buffer.concat([png(), Buffer.alloc(200_000, 7)]); // several 64 KiB chunks
+      fs.writeFileSync(p, img);
+      downloadReadHooks.afterChunk = () => {
+        downloadReadHooks.afterChunk = null;
+        fs.appendFileSync(p, "more");
+      };
+      await expectCode(svc.readMediaFile({ workdir: "w", path: "big.png" }), "FILE_CHANGED_DURING_READ");
+      fs.writeFileSync(p, img);
+      downloadReadHooks.afterChunk = () => {
+        downloadReadHooks.afterChunk = null;
+        const fd = fs.openSync(p, "r+");
+        fs.writeSync(fd, Buffer.from("text now"), 0, 8, 0);
+        fs.closeSync(fd);
+      };
+      await expectCode(svc.readMediaFile({ workdir: "w", path: "big.png" }), "FILE_CHANGED_DURING_READ");
+    });
   });
 });

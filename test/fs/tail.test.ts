@@ -1,10 +1,10 @@
 // read_text_file tail_lines: the last N lines read backwards from the end (docs/tools.md,
 // `read_text_file`). What a line is matches the forward read exactly; the byte cap, BOM, binary
 // sniff and UTF-8 rules are the same; only the returned bytes are decoded.
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { TAIL_BLOCK, type TailTextOutput } from "../../src/fs/tail.ts";
+import { TAIL_BLOCK, tailReadHooks, type TailTextOutput } from "../../src/fs/tail.ts";
 import { expectCode, single, write } from "./helpers.ts";
 
 const tailOf = (svc: ReturnType<typeof single>["svc"], p: string, n: number) =>
@@ -133,5 +133,32 @@ describe("read_text_file tail_lines", () => {
     }
     const r = await tailOf(svc, "sparse.log", 2);
     expect(r).toMatchObject({ content: "second to last\nthe last line\n", lines_returned: 2, has_earlier_lines: true, start_line: null });
+  });
+});
+
+describe("tail_lines while the file changes", () => {
+  afterEach(() => {
+    tailReadHooks.afterBlock = null;
+  });
+
+  test("a line appended, or the file cut short, during the backward read is FILE_CHANGED_DURING_READ", async () => {
+    const { svc, root } = single({ max_read_lines: 100_000, max_read_bytes: 4 * 1024 * 1024 });
+    const p = path.join(root, "live.log");
+    const text = Array.from({ length: 30_000 }, (_, i) => `line ${i}\n`).join("");
+    fs.writeFileSync(p, text);
+    tailReadHooks.afterBlock = () => {
+      tailReadHooks.afterBlock = null;
+      fs.appendFileSync(p, "appended meanwhile\n");
+    };
+    await expectCode(tailOf(svc, "live.log", 25_000), "FILE_CHANGED_DURING_READ");
+    fs.writeFileSync(p, text);
+    tailReadHooks.afterBlock = () => {
+      tailReadHooks.afterBlock = null;
+      fs.truncateSync(p, 1000);
+    };
+    await expectCode(tailOf(svc, "live.log", 25_000), "FILE_CHANGED_DURING_READ");
+    // left alone, the same file reads fine
+    fs.writeFileSync(p, text);
+    expect((await tailOf(svc, "live.log", 3)).content).toBe("line 29997\nline 29998\nline 29999\n");
   });
 });
