@@ -58,6 +58,17 @@ function buildTree(dir: string): void {
   fs.writeFileSync(path.join(dir, "search-context", "c.txt"), `${ctxLines.join("\n")}\n`);
   // A wide directory for list_directory / find_files.
   for (let i = 0; i < 50_000; i++) fs.writeFileSync(path.join(dir, "wide", `entry-with-a-longish-name-${String(i).padStart(6, "0")}.txt`), "");
+  // 32 files (max_files_per_read) of control characters for read_multiple_files: one shared budget.
+  fs.mkdirSync(path.join(dir, "many-ctl"), { recursive: true });
+  for (let i = 0; i < 32; i++) fs.writeFileSync(path.join(dir, "many-ctl", `c${i}.txt`), Buffer.concat([ctl, Buffer.from("\n")]));
+  // A 256 MiB log for tail_lines (only its end may be read).
+  const logFd = fs.openSync(path.join(dir, "big.log"), "w");
+  const logChunk = Buffer.from(Array.from({ length: 16_384 }, (_, i) => `2026-12-01T00:00:00Z worker ${i % 97} event ${i}\n`).join(""));
+  for (let written = 0; written < 256 * MiB; written += logChunk.length) fs.writeSync(logFd, logChunk);
+  fs.closeSync(logFd);
+  // The largest image read_media_file serves with the default max_media_bytes (5 MiB).
+  const pngHead = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  fs.writeFileSync(path.join(dir, "max.png"), Buffer.concat([pngHead, Buffer.alloc(5 * MiB - pngHead.length, 0xa5)]));
   // The largest download the default limit allows.
   fs.writeFileSync(path.join(dir, "max.bin"), Buffer.alloc(8 * MiB, 0xa5));
 }
@@ -129,6 +140,18 @@ const SCENARIOS: Scenario[] = [
       const r = await s.client.readResource({ uri: "serverfs://w/ctl.txt" });
       return r.contents.length === 1 ? "ok" : "unexpected";
     },
+  },
+  {
+    name: "read: read_multiple_files, 32 × 512 KiB control chars",
+    run: async (s) => outcome(await s.call("read_multiple_files", { workdir: "w", paths: Array.from({ length: 32 }, (_, i) => `many-ctl/c${i}.txt`), max_lines: 500 })),
+  },
+  {
+    name: "read: tail_lines 500 of a 256 MiB log",
+    run: async (s) => outcome(await s.call("read_text_file", { workdir: "w", path: "big.log", tail_lines: 500 })),
+  },
+  {
+    name: "read: read_media_file, 5 MiB image",
+    run: async (s) => outcome(await s.call("read_media_file", { workdir: "w", path: "max.png" })),
   },
   {
     name: "list_directory: 50 000 entries, last page",

@@ -11,6 +11,8 @@ export const DEFAULT_LIMITS: Readonly<FsLimits> = {
   search_timeout_seconds: 15,
   search_max_file_bytes: 52_428_800,
   max_edits_per_call: 50,
+  max_files_per_read: 32,
+  max_media_bytes: 5_242_880,
 };
 
 /** Global defaults of the per-workdir policy (extra_deny_globs is the global list, empty by default). */

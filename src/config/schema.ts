@@ -139,6 +139,8 @@ const SECTIONS: Record<string, () => Node> = {
         search_timeout_seconds: positiveInt,
         search_max_file_bytes: positiveInt,
         max_edits_per_call: positiveInt,
+        max_files_per_read: positiveInt,
+        max_media_bytes: positiveInt,
       },
     ),
   defaults: () => table({}, policyFields),
@@ -263,7 +265,9 @@ export interface RawDocument {
     | "max_walk_entries"
     | "search_timeout_seconds"
     | "search_max_file_bytes"
-    | "max_edits_per_call",
+    | "max_edits_per_call"
+    | "max_files_per_read"
+    | "max_media_bytes",
     number
   >>;
   defaults?: RawPolicy;

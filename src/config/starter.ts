@@ -30,6 +30,8 @@ log_level = "INFO"                  # DEBUG | INFO | WARNING | ERROR
 # search_timeout_seconds = ${L.search_timeout_seconds}
 # search_max_file_bytes = ${L.search_max_file_bytes}
 # max_edits_per_call = ${L.max_edits_per_call}
+# max_files_per_read = ${L.max_files_per_read}
+# max_media_bytes = ${L.max_media_bytes}
 
 # Defaults for every workdir; each may be overridden inside a [[workdirs]] entry.
 [defaults]

@@ -21,6 +21,10 @@ export interface FsLimits {
   search_timeout_seconds: number;
   search_max_file_bytes: number;
   max_edits_per_call: number;
+  /** Paths in one read_multiple_files call. */
+  max_files_per_read: number;
+  /** Largest file read_media_file returns. */
+  max_media_bytes: number;
 }
 
 /** Settings that have a global default and may be overridden per workdir. */

@@ -40,13 +40,41 @@ const CHUNK = 64 * 1024;
 export const downloadReadHooks: { afterChunk: ((bytesRead: number) => void) | null } = { afterChunk: null };
 
 export function downloadBinaryFile(ws: Workspace, t: Target): { meta: BinaryMeta; bytes: Uint8Array } {
-  const max = t.wd.workdir.max_binary_transfer_bytes;
+  const { bytes, revision } = readWholeFile(ws, t, t.wd.workdir.max_binary_transfer_bytes, "BINARY_FILE_TOO_LARGE");
+  const name = t.parts[t.parts.length - 1] ?? "";
+  return {
+    meta: {
+      workdir: t.alias,
+      path: t.rel,
+      size: bytes.length,
+      mime_type: mimeTypeFor(name),
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      revision,
+    },
+    bytes,
+  };
+}
+
+/**
+ * Every byte of the regular file at `t`, at most `max` of them (`tooLarge` above it, judged on
+ * the size at open), with the revision they belong to. Shared by download_binary_file and
+ * read_media_file.
+ */
+export function readWholeFile(
+  ws: Workspace,
+  t: Target,
+  max: number,
+  tooLarge: "BINARY_FILE_TOO_LARGE" | "MEDIA_FILE_TOO_LARGE",
+  /** Runs on the held descriptor before the size check (read_media_file refuses non-media first). */
+  inspect?: (fd: number) => void,
+): { bytes: Buffer; revision: string } {
   const opened = openRegularForRead(ws, t, "read");
   return withFd(opened.fd, (fd) => {
     const revision = revisionOf(opened.st);
-    if (Number(opened.st.size) > max) throw fail("BINARY_FILE_TOO_LARGE", t.alias, t.rel);
+    inspect?.(fd);
+    if (Number(opened.st.size) > max) throw fail(tooLarge, t.alias, t.rel);
     // One spare byte: filling it means the file grew after fstat. That is a change during the
-    // read, whatever the new size, never BINARY_FILE_TOO_LARGE (the size checked was in bounds).
+    // read, whatever the new size, never "too large" (the size checked was in bounds).
     const out = Buffer.allocUnsafe(Number(opened.st.size) + 1);
     let got = 0;
     for (;;) {
@@ -60,19 +88,7 @@ export function downloadBinaryFile(ws: Workspace, t: Target): { meta: BinaryMeta
     if (revisionOf(fs.fstatSync(fd, { bigint: true })) !== revision || got !== Number(opened.st.size)) {
       throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
     }
-    const bytes = out.subarray(0, got);
-    const name = t.parts[t.parts.length - 1] ?? "";
-    return {
-      meta: {
-        workdir: t.alias,
-        path: t.rel,
-        size: got,
-        mime_type: mimeTypeFor(name),
-        sha256: createHash("sha256").update(bytes).digest("hex"),
-        revision,
-      },
-      bytes,
-    };
+    return { bytes: out.subarray(0, got), revision };
   });
 }
 

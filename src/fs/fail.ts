@@ -51,6 +51,10 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   INVALID_NAME: "path component is not a valid name",
   INVALID_PATH: "path ends in '/', '.' or '..' and so names a directory, not a file",
   NATIVE_PLATFORM_UNSUPPORTED: "this platform has no safe file backend",
+  READ_BUDGET_EXCEEDED: "the byte budget of this read_multiple_files call is used up",
+  DUPLICATE_PATH: "the same path appears earlier in this request",
+  UNSUPPORTED_MEDIA_TYPE: "content is not a supported image or audio format",
+  MEDIA_FILE_TOO_LARGE: "file is larger than the media read limit",
 };
 
 /** Longest caller-supplied path or alias echoed in a message; the rest is counted, not copied. */

@@ -26,18 +26,33 @@ const CHUNK = 64 * 1024;
 
 /** Test seam: called after each chunk is read, so a test can make a real writer act mid-read. Null outside tests. */
 export const readTextHooks: { afterChunk: ((bytesRead: number) => void) | null } = { afterChunk: null };
-const SNIFF = 1024;
-const BOM = [0xef, 0xbb, 0xbf] as const;
-const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+export const SNIFF = 1024;
+export const BOM = [0xef, 0xbb, 0xbf] as const;
+export const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export async function readTextFile(ws: Workspace, t: Target, startLine: number, maxLines: number, signal?: AbortSignal): Promise<ReadTextOutput> {
-  const maxBytes = t.wd.workdir.max_read_bytes;
+export async function readTextFile(
+  ws: Workspace,
+  t: Target,
+  startLine: number,
+  maxLines: number,
+  signal?: AbortSignal,
+  maxBytes: number = t.wd.workdir.max_read_bytes,
+): Promise<ReadTextOutput> {
+  return readHeld(ws, t, (fd, revision) => readPage(t, fd, revision, startLine, maxLines, maxBytes, signal));
+}
+
+/**
+ * Open `t` as a regular file for reading, run `fn` on the held descriptor and its revision, and
+ * close it. Every text read (page, tail) goes through here, so each maps a content verdict on a
+ * file that changed meanwhile the same way.
+ */
+export async function readHeld<T>(ws: Workspace, t: Target, fn: (fd: number, revision: string, size: number) => Promise<T>): Promise<T> {
   const opened = openRegularForRead(ws, t, "read");
   const fd = opened.fd;
   try {
     const revision = revisionOf(opened.st);
     try {
-      return await readPage(t, fd, revision, startLine, maxLines, maxBytes, signal);
+      return await fn(fd, revision, Number(opened.st.size));
     } catch (err) {
       // A file written while it is read can look binary, undecodable or too long for a moment;
       // the caller's answer is that it changed, not a verdict on content it never really had.
@@ -56,7 +71,7 @@ export async function readTextFile(ws: Workspace, t: Target, startLine: number, 
  * seconds: the scan gives the event loop back this often, so other requests keep being answered,
  * and stops when the request is cancelled.
  */
-const YIELD_EVERY_MS = 25;
+export const YIELD_EVERY_MS = 25;
 
 const CONTENT_VERDICTS = new Set<string>(["LINE_TOO_LARGE", "BINARY_FILE", "UNSUPPORTED_TEXT_ENCODING"]);
 

@@ -17,6 +17,9 @@ import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
 import { MAX_CONTEXT_LINES } from "./scan-context.ts";
+import { readMultipleFiles, type ReadManyOutput } from "./read-many.ts";
+import { readMediaFile, type MediaOutput } from "./media.ts";
+import { readTailLines, type TailTextOutput } from "./tail.ts";
 import { searchText, type SearchOutput } from "./search.ts";
 import { statFile, type StatOutput } from "./stat.ts";
 
@@ -39,6 +42,7 @@ export interface PublishedLimits {
   max_read_lines_default: 200;
   max_read_lines_max: number;
   max_edits_per_call: number;
+  max_files_per_read: number;
 }
 
 export interface FileService {
@@ -49,7 +53,12 @@ export interface FileService {
     a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number; regex?: boolean; context_lines?: number },
     signal?: AbortSignal,
   ): Promise<SearchOutput>;
-  readTextFile(a: { workdir: string; path: string; start_line?: number; max_lines?: number }, signal?: AbortSignal): Promise<ReadTextOutput>;
+  readTextFile(
+    a: { workdir: string; path: string; start_line?: number; max_lines?: number; tail_lines?: number },
+    signal?: AbortSignal,
+  ): Promise<ReadTextOutput | TailTextOutput>;
+  readMultipleFiles(a: { workdir: string; paths: string[]; max_lines?: number }, signal?: AbortSignal): Promise<ReadManyOutput>;
+  readMediaFile(a: { workdir: string; path: string }): Promise<{ meta: MediaOutput; bytes: Buffer }>;
   statFile(a: { workdir: string; path: string }): Promise<StatOutput>;
   createTextFile(a: { workdir: string; path: string; content: string }): Promise<CreateTextOutput>;
   editTextFile(a: { workdir: string; path: string; expected_revision: string; edits: TextEdit[] }): Promise<EditTextOutput>;
@@ -146,9 +155,40 @@ export function createFileService(registry: Registry, options: FileServiceOption
 
     async readTextFile(a, signal) {
       const t = ws().prepare(a.workdir, a.path, { file: true });
+      const tail = positiveIntOrUndefined(t, a.tail_lines, "tail_lines");
+      if (tail !== undefined) {
+        if (a.start_line !== undefined || a.max_lines !== undefined) {
+          throw fail("INVALID_ARGUMENT", t.alias, t.rel, "tail_lines cannot be combined with start_line or max_lines");
+        }
+        return readTailLines(ws(), t, Math.min(tail, t.wd.workdir.max_read_lines), signal);
+      }
       const startLine = positiveIntOrUndefined(t, a.start_line, "start_line") ?? 1;
       const maxLines = clampLimit(positiveIntOrUndefined(t, a.max_lines, "max_lines"), DEFAULT_MAX_LINES, t.wd.workdir.max_read_lines);
       return readTextFile(ws(), t, startLine, maxLines, signal);
+    },
+
+    async readMultipleFiles(a, signal) {
+      const wd = ws().lookup(a.workdir);
+      if (!Array.isArray(a.paths) || a.paths.length < 1 || a.paths.length > limits.max_files_per_read) {
+        throw fail("INVALID_ARGUMENT", a.workdir, "", `paths must list 1 to ${limits.max_files_per_read} paths`);
+      }
+      const requested = a.max_lines ?? undefined;
+      if (requested !== undefined && (!Number.isInteger(requested) || requested < 1)) {
+        throw fail("INVALID_ARGUMENT", a.workdir, "", "max_lines must be an integer >= 1");
+      }
+      return readMultipleFiles(
+        ws(),
+        wd.workdir.alias,
+        a.paths,
+        (p) => ws().prepare(a.workdir, p, { file: true }),
+        (t) => clampLimit(requested, DEFAULT_MAX_LINES, t.wd.workdir.max_read_lines),
+        signal,
+      );
+    },
+
+    async readMediaFile(a) {
+      const t = ws().prepare(a.workdir, a.path, { file: true });
+      return readMediaFile(ws(), t, limits.max_media_bytes);
     },
 
     async statFile(a) {
@@ -211,6 +251,7 @@ export function createFileService(registry: Registry, options: FileServiceOption
         max_read_lines_default: DEFAULT_MAX_LINES,
         max_read_lines_max: maxReadLines,
         max_edits_per_call: limits.max_edits_per_call,
+        max_files_per_read: limits.max_files_per_read,
       };
     },
 

@@ -7,6 +7,8 @@ export const SERVER_INSTRUCTIONS = [
   "sensitive files (.env, keys) may be refused by policy.",
   "Read with list_directory, find_files, search_text, read_text_file and stat_file. search_text finds literal",
   "text, or an RE2 regex with regex=true (per line, like ripgrep), and context_lines adds surrounding lines.",
+  "read_text_file with tail_lines=N gives the last N lines (the end of a log); read_multiple_files reads",
+  "several text files in one call; read_media_file returns an image or audio file for you to see or hear.",
   "Write tools appear only when a workdir is read-write: create_text_file and move_file never overwrite;",
   "edit_text_file, delete_file, delete_directory and move_file need the revision token from your latest read",
   "or stat_file, and a REVISION_CONFLICT",

@@ -15,6 +15,8 @@ import { findFilesTool } from "./tools/fs/find-files.ts";
 import { listDirectoryTool } from "./tools/fs/list-directory.ts";
 import { listWorkdirsTool } from "./tools/fs/list-workdirs.ts";
 import { moveFileTool } from "./tools/fs/move-file.ts";
+import { readMediaFileTool } from "./tools/fs/read-media-file.ts";
+import { readMultipleFilesTool } from "./tools/fs/read-multiple-files.ts";
 import { readTextFileTool } from "./tools/fs/read-text-file.ts";
 import { searchTextTool } from "./tools/fs/search-text.ts";
 import type { FsToolDeps } from "./tools/fs/service.ts";
@@ -46,6 +48,8 @@ export function buildToolSurface(registry: Registry, deps: FsToolDeps, agentTool
     searchTextTool(deps),
     readTextFileTool(deps),
     statFileTool(deps),
+    readMultipleFilesTool(deps),
+    readMediaFileTool(deps),
   ];
   if (hasWritableWorkdir(registry)) {
     tools.push(

@@ -20,6 +20,8 @@ const READ_TOOLS = [
   "search_text",
   "read_text_file",
   "stat_file",
+  "read_multiple_files",
+  "read_media_file",
   "list_agent_runtimes",
   "list_agent_models",
   "get_agent_task",
@@ -60,7 +62,7 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect(tools).toEqual(baseline);
     expect(tools.map((t) => t.name)).toEqual([
       "list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file",
-      "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
+      "read_multiple_files", "read_media_file", "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
       "list_agent_runtimes", "list_agent_models", "submit_agent_task", "get_agent_task", "read_agent_task_events",
       "read_agent_task_result", "respond_agent_approval", "answer_agent_question", "send_agent_message", "cancel_agent_task",
     ]);
@@ -83,6 +85,8 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect(ok(await call("search_text", { workdir: "repo", query: "needle" })).returned).toBe(1);
     expect(ok(await call("read_text_file", { workdir: "repo", path: "notes.md" })).content).toBe("alpha\nneedle here\nomega\n");
     expect(ok(await call("stat_file", { workdir: "repo", path: "notes.md" })).type).toBe("file");
+    expect(ok(await call("read_multiple_files", { workdir: "repo", paths: ["notes.md"] })).returned).toBe(1);
+    expect(code(await call("read_media_file", { workdir: "repo", path: "notes.md" }))).toBe("UNSUPPORTED_MEDIA_TYPE");
     expect(code(await s.call("read_text_file", { workdir: "repo", path: "missing.md" }))).toBe("PATH_NOT_FOUND");
     expect(code(await s.call("read_text_file", { workdir: "repo", path: 7 }))).toBe("INVALID_ARGUMENT");
     const runtimes = ok(await call("list_agent_runtimes"));

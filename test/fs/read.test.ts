@@ -65,7 +65,7 @@ describe("read_text_file", () => {
       const r = await svc.readTextFile({ workdir: "w", path: "100.txt", start_line: start, max_lines: 1000 });
       pages++;
       expect(r.start_line).toBe(start);
-      expect(r.end_line - r.start_line + 1).toBeLessThanOrEqual(30);
+      expect(r.end_line! - r.start_line! + 1).toBeLessThanOrEqual(30);
       expect(r.bytes_returned).toBe(Buffer.byteLength(r.content));
       all += r.content;
       if (!r.has_more) {

@@ -43,6 +43,7 @@ describe("service surface", () => {
       max_read_lines_default: 200,
       max_read_lines_max: 900,
       max_edits_per_call: 9,
+      max_files_per_read: 32,
     });
   });
 

@@ -10,7 +10,16 @@ import { buildToolSurface } from "../../src/mcp/surface.ts";
 import { HINTS, defineTool } from "../../src/mcp/tool.ts";
 import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpers.ts";
 
-const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
+const READ_TOOLS = [
+  "list_workdirs",
+  "list_directory",
+  "find_files",
+  "search_text",
+  "read_text_file",
+  "stat_file",
+  "read_multiple_files",
+  "read_media_file",
+];
 const MUTATION_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file"];
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -21,6 +30,8 @@ const EXPECTED_HINTS: Record<string, typeof READ> = {
   search_text: READ,
   read_text_file: READ,
   stat_file: READ,
+  read_multiple_files: READ,
+  read_media_file: READ,
   download_binary_file: READ,
   create_text_file: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   upload_binary_file: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -48,7 +59,7 @@ async function toolNames(reg: ReturnType<typeof makeRegistry>): Promise<string[]
 }
 
 describe("tool surface per deployment", () => {
-  test("a read-only deployment lists exactly the 6 read tools", async () => {
+  test("a read-only deployment lists exactly the 8 read tools", async () => {
     const names = await toolNames(makeRegistry([{ alias: "a", path: path.join(root, "a") }]));
     expect(names).toEqual([...READ_TOOLS].sort());
   });
@@ -69,7 +80,7 @@ describe("tool surface per deployment", () => {
     }
   });
 
-  test("one read-write workdir adds exactly the 6 mutation tools (12)", async () => {
+  test("one read-write workdir adds exactly the 6 mutation tools (14)", async () => {
     const names = await toolNames(
       makeRegistry([
         { alias: "a", path: path.join(root, "a") },
@@ -79,7 +90,7 @@ describe("tool surface per deployment", () => {
     expect(names).toEqual([...READ_TOOLS, ...MUTATION_TOOLS].sort());
   });
 
-  test("a read-write workdir with binary transfer lists all 14", async () => {
+  test("a read-write workdir with binary transfer lists all 16", async () => {
     const names = await toolNames(
       makeRegistry([{ alias: "a", path: path.join(root, "a"), read_only: false, binary_transfer_enabled: true }]),
     );
@@ -133,7 +144,7 @@ describe("tool listing details", () => {
 
   test("every tool carries exactly the four annotations of the reference table", async () => {
     const { tools } = await h.client.listTools();
-    expect(tools.length).toBe(14);
+    expect(tools.length).toBe(16);
     for (const tool of tools) {
       const { title: _title, ...hints } = tool.annotations ?? {};
       expect({ name: tool.name, hints }).toEqual({ name: tool.name, hints: EXPECTED_HINTS[tool.name]! });

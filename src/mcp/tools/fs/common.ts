@@ -12,6 +12,7 @@ export interface FsToolLimits {
   max_read_lines_default: number;
   max_read_lines_max: number;
   max_edits_per_call: number;
+  max_files_per_read: number;
 }
 
 export const workdirArg = z
@@ -44,6 +45,22 @@ export function boundedCount(defaultValue: number, maximum: number, description:
     .default(Math.min(defaultValue, maximum))
     .meta({ maximum })
     .describe(`${description} Default ${Math.min(defaultValue, maximum)}; values above ${maximum} are clamped to ${maximum}.`);
+}
+
+/**
+ * boundedCount without a zod default: the default is published but applied by the file service,
+ * so a handler can tell "not given" apart from "given the default" (read_text_file refuses
+ * start_line or max_lines next to tail_lines).
+ */
+export function optionalBoundedCount(defaultValue: number, maximum: number, description: string) {
+  const shown = Math.min(defaultValue, maximum);
+  return z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .meta({ default: shown, maximum })
+    .describe(`${description} Default ${shown}; values above ${maximum} are clamped to ${maximum}.`);
 }
 
 export const revisionOut = z.string().describe("Opaque revision token of the object ('v1:' + 16 hex).");
