@@ -38,7 +38,7 @@ function serverCommand(config: string): { command: string; args: string[] } {
   return { command: process.execPath, args: [path.join(ROOT, "src", "cli.ts"), ...serve] };
 }
 
-const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
+const READ_TOOLS = ["list_workdirs", "list_directory", "directory_tree", "find_files", "search_text", "read_text_file", "stat_file"];
 const WRITE_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory"];
 const NOTES = "alpha\nneedle here\nomega\n";
 

@@ -10,13 +10,14 @@ import { buildToolSurface } from "../../src/mcp/surface.ts";
 import { HINTS, defineTool } from "../../src/mcp/tool.ts";
 import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpers.ts";
 
-const READ_TOOLS = ["list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file"];
+const READ_TOOLS = ["list_workdirs", "list_directory", "directory_tree", "find_files", "search_text", "read_text_file", "stat_file"];
 const MUTATION_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory"];
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const EXPECTED_HINTS: Record<string, typeof READ> = {
   list_workdirs: READ,
   list_directory: READ,
+  directory_tree: READ,
   find_files: READ,
   search_text: READ,
   read_text_file: READ,
@@ -47,12 +48,12 @@ async function toolNames(reg: ReturnType<typeof makeRegistry>): Promise<string[]
 }
 
 describe("tool surface per deployment", () => {
-  test("a read-only deployment lists exactly the 6 read tools", async () => {
+  test("a read-only deployment lists exactly the 7 read tools", async () => {
     const names = await toolNames(makeRegistry([{ alias: "a", path: path.join(root, "a") }]));
     expect(names).toEqual([...READ_TOOLS].sort());
   });
 
-  test("one read-write workdir adds exactly the 5 mutation tools (11)", async () => {
+  test("one read-write workdir adds exactly the 5 mutation tools (12)", async () => {
     const names = await toolNames(
       makeRegistry([
         { alias: "a", path: path.join(root, "a") },
@@ -62,7 +63,7 @@ describe("tool surface per deployment", () => {
     expect(names).toEqual([...READ_TOOLS, ...MUTATION_TOOLS].sort());
   });
 
-  test("a read-write workdir with binary transfer lists all 13", async () => {
+  test("a read-write workdir with binary transfer lists all 14", async () => {
     const names = await toolNames(
       makeRegistry([{ alias: "a", path: path.join(root, "a"), read_only: false, binary_transfer_enabled: true }]),
     );
@@ -116,7 +117,7 @@ describe("tool listing details", () => {
 
   test("every tool carries exactly the four annotations of the reference table", async () => {
     const { tools } = await h.client.listTools();
-    expect(tools.length).toBe(13);
+    expect(tools.length).toBe(Object.keys(EXPECTED_HINTS).length);
     for (const tool of tools) {
       const { title: _title, ...hints } = tool.annotations ?? {};
       expect({ name: tool.name, hints }).toEqual({ name: tool.name, hints: EXPECTED_HINTS[tool.name]! });
