@@ -47,7 +47,7 @@ export const editTextFileOutput = z.object({
   diff: z.string().describe(`Unified diff of the change, labelled with the workdir-relative path; "" when nothing changed.`),
   diff_truncated: z
     .boolean()
-    .describe(`true: the diff holds only the hunks that fit in ${DIFF_MAX_BYTES / 1024} KiB, or only its headers when more than ${DIFF_MAX_EDIT_LINES} lines changed.`),
+    .describe(`true: the diff holds only the hunks that fit in ${DIFF_MAX_BYTES / 1024} KiB, or only its headers when the change needs more than ${DIFF_MAX_EDIT_LINES} line insertions and deletions.`),
 });
 
 export function editTextFileTool(deps: FsToolDeps): McpTool {
