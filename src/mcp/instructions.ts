@@ -5,9 +5,11 @@ export const SERVER_INSTRUCTIONS = [
   "Every other tool takes that alias plus a path relative to the workdir root ('' is the root); absolute",
   "paths, '~' and '..' escaping the root are refused, symlinks are never followed, and hidden or",
   "sensitive files (.env, keys) may be refused by policy.",
-  "Read with list_directory, find_files, search_text, read_text_file and stat_file. Write tools appear only",
+  "Read with list_directory, directory_tree (a bounded overview of a whole subtree), find_files,",
+  "search_text, read_text_file and stat_file. Write tools appear only",
   "when a workdir is read-write: create_text_file never overwrites; edit_text_file, delete_file and",
   "delete_directory need the revision token from your latest read or stat_file, and a REVISION_CONFLICT",
-  "means the object changed: read it again before retrying.",
+  "means the object changed: read it again before retrying. edit_text_file returns a diff of what it",
+  "changed; with dry_run=true it only returns that diff and writes nothing.",
   "Errors come back as 'CODE: detail' with structuredContent {code, message}.",
 ].join("\n");
