@@ -1,7 +1,7 @@
 // Peak RSS of the COMPILED `serverfs serve` when one directory of a workdir holds 300 000 entries,
 // sent as a host sends them (SDK client, MCP over stdio): list_directory (first page, the deepest
 // page max_walk_entries allows, and a page past it, refused), find_files and search_text over
-// that directory. Each scenario runs in a fresh serve process, because VmHWM only ever grows;
+// that directory, and directory_tree over it. Each scenario runs in a fresh serve process, because VmHWM only ever grows;
 // the baseline is an idle serve after initialize + tools/list, and a listing of a 10-entry
 // directory is shown as the cost of a first tool call, both measured in the same run. Every peak
 // must stay at or below 120 MB: the script exits 1 otherwise.
@@ -48,6 +48,8 @@ const SCENARIOS: { name: string; tool: string; args: Record<string, unknown> }[]
   { name: `list_directory: offset ${ENTRIES - 10} (too deep)`, tool: "list_directory", args: { workdir: "w", path: "big", offset: ENTRIES - 10 } },
   { name: "find_files: *.none", tool: "find_files", args: { workdir: "w", path: "big", pattern: "*.none" } },
   { name: "search_text: absent query", tool: "search_text", args: { workdir: "w", path: "big", query: "zq-no-such-token" } },
+  { name: "directory_tree: the big directory", tool: "directory_tree", args: { workdir: "w", path: "big" } },
+  { name: "directory_tree: the root, max_depth 10", tool: "directory_tree", args: { workdir: "w", max_depth: 10 } },
 ];
 
 async function main(): Promise<void> {

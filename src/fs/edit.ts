@@ -1,11 +1,13 @@
 // edit_text_file: ordered exact-count replacements on the evolving text, all or nothing, published
 // by atomic replace with metadata preserved (setuid/setgid cleared, see publish.ts). BOM hidden
 // from the edits and re-added; CRLF and a missing final newline survive because the text is never
-// normalised. The result's size is computed from the request before anything is built.
+// normalised. The result's size is computed from the request before anything is built. A dry run
+// makes every check and builds the same bytes, then writes nothing; both return the diff.
 
 import { isUtf8 } from "node:buffer";
-import fs from "node:fs";
+import fs, { type BigIntStats } from "node:fs";
 import type { Target, Workspace } from "./context.ts";
+import { editDiff } from "./edit-diff.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { readFully } from "./open.ts";
@@ -22,12 +24,18 @@ export interface TextEdit {
 export interface EditTextOutput {
   workdir: string;
   path: string;
-  edited: true;
+  /** false for a dry run: nothing was written. */
+  edited: boolean;
+  dry_run: boolean;
   edits_applied: number;
   bytes_before: number;
   bytes_after: number;
   revision_before: string;
+  /** After the edit; for a dry run the unchanged revision_before. */
   revision: string;
+  /** Unified diff of the text (BOM excluded), bounded: see edit-diff.ts. */
+  diff: string;
+  diff_truncated: boolean;
 }
 
 /**
@@ -119,12 +127,18 @@ export async function applyEdits(t: Target, body: Buffer, edits: readonly Encode
   return text;
 }
 
+export interface EditOptions {
+  /** Verify and compute everything, return the diff, write nothing and take no writer lease. */
+  dryRun?: boolean;
+}
+
 export async function editTextFile(
   ws: Workspace,
   gate: MutationGate,
   t: Target,
   expectedRevision: string,
   edits: readonly TextEdit[],
+  options: EditOptions = {},
 ): Promise<EditTextOutput> {
   const w = t.wd.workdir;
   if (!Array.isArray(edits) || edits.length === 0) throw fail("EDIT_CONFLICT", t.alias, t.rel, "at least one edit is required");
@@ -142,44 +156,65 @@ export async function editTextFile(
   // Every intermediate text is at least this large whatever the file holds: refused before any I/O.
   refuseOversize(t, plannedSizes(0, encoded), w.max_write_bytes);
 
-  return gate.run(w, () =>
+  const run = (publish: boolean) =>
     withExistingFile(ws, t, expectedRevision, true, async (parent, source, revisionBefore) => {
-      const size = Number(source.st.size);
-      if (size > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
-      // Exact once the file size is known (the BOM is part of `size` and survives every edit).
-      const sizes = plannedSizes(size, encoded);
-      refuseOversize(t, sizes, w.max_write_bytes);
-      // One spare byte: filling it means the file grew beyond the fstat size.
-      const raw = Buffer.allocUnsafe(size + 1);
-      const got = readFully(source.fd, raw, 0);
-      if (got !== size || revisionOf(fs.fstatSync(source.fd, { bigint: true })) !== revisionBefore) {
-        throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
-      }
-      const bytes = raw.subarray(0, size);
-      const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-      const bom = hasBom ? UTF8_BOM.length : 0;
-      const body = bytes.subarray(bom);
-      if (body.indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
-      if (!isUtf8(body)) throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
-      const edited = await applyEdits(
-        t,
-        body,
-        encoded,
-        sizes.map((s) => s - bom),
-      );
-      const out = hasBom ? Buffer.concat([UTF8_BOM, edited]) : edited;
-      if (out.length > w.max_write_bytes) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
-      const { revision } = publishReplace(ws, t, parent, source, revisionBefore, out);
-      return {
-        workdir: t.alias,
-        path: t.rel,
-        edited: true as const,
-        edits_applied: edits.length,
-        bytes_before: size,
-        bytes_after: out.length,
-        revision_before: revisionBefore,
-        revision,
-      };
-    }),
+      const r = await editedBytes(t, source, revisionBefore, encoded);
+      const revision = publish ? publishReplace(ws, t, parent, source, revisionBefore, r.out).revision : revisionBefore;
+      return { ...r, revisionBefore, revision };
+    });
+  // A dry run changes nothing, so like every read it neither waits for nor takes the writer lease;
+  // every check the edit would make (policy, type, hard links, revision, the edits themselves) runs.
+  const dryRun = options.dryRun === true;
+  const r = dryRun ? await run(false) : await gate.run(w, () => run(true));
+  // After publication (and outside the lease): the diff is only a report of what was written.
+  const { diff, diff_truncated } = editDiff(t.rel, r.before.toString("utf8"), r.after.toString("utf8"));
+  return {
+    workdir: t.alias,
+    path: t.rel,
+    edited: !dryRun,
+    dry_run: dryRun,
+    edits_applied: edits.length,
+    bytes_before: r.size,
+    bytes_after: r.out.length,
+    revision_before: r.revisionBefore,
+    revision: r.revision,
+    diff,
+    diff_truncated,
+  };
+}
+
+/** Read the verified source and apply the edits: the whole new file, and the texts to diff (BOM excluded). */
+async function editedBytes(
+  t: Target,
+  source: { fd: number; st: BigIntStats },
+  revisionBefore: string,
+  encoded: readonly EncodedEdit[],
+): Promise<{ size: number; out: Buffer; before: Buffer; after: Buffer }> {
+  const max = t.wd.workdir.max_write_bytes;
+  const size = Number(source.st.size);
+  if (size > max) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
+  // Exact once the file size is known (the BOM is part of `size` and survives every edit).
+  const sizes = plannedSizes(size, encoded);
+  refuseOversize(t, sizes, max);
+  // One spare byte: filling it means the file grew beyond the fstat size.
+  const raw = Buffer.allocUnsafe(size + 1);
+  const got = readFully(source.fd, raw, 0);
+  if (got !== size || revisionOf(fs.fstatSync(source.fd, { bigint: true })) !== revisionBefore) {
+    throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
+  }
+  const bytes = raw.subarray(0, size);
+  const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const bom = hasBom ? UTF8_BOM.length : 0;
+  const body = bytes.subarray(bom);
+  if (body.indexOf(0) !== -1) throw fail("BINARY_FILE", t.alias, t.rel);
+  if (!isUtf8(body)) throw fail("UNSUPPORTED_TEXT_ENCODING", t.alias, t.rel);
+  const edited = await applyEdits(
+    t,
+    body,
+    encoded,
+    sizes.map((s) => s - bom),
   );
+  const out = hasBom ? Buffer.concat([UTF8_BOM, edited]) : edited;
+  if (out.length > max) throw fail("WRITE_TOO_LARGE", t.alias, t.rel);
+  return { size, out, before: body, after: edited };
 }

@@ -22,6 +22,7 @@ import { readMediaFile, type MediaOutput } from "./media.ts";
 import { readTailLines, type TailTextOutput } from "./tail.ts";
 import { searchText, type SearchOutput } from "./search.ts";
 import { statFile, type StatOutput } from "./stat.ts";
+import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
 export const DEFAULT_MAX_LINES = 200;
 
@@ -49,6 +50,7 @@ export interface FileService {
   listWorkdirs(): { workdirs: WorkdirSummary[] };
   listDirectory(a: { workdir: string; path?: string; offset?: number; limit?: number }): Promise<ListDirectoryOutput>;
   findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number }, signal?: AbortSignal): Promise<FindOutput>;
+  directoryTree(a: { workdir: string; path?: string; max_depth?: number; limit?: number }, signal?: AbortSignal): Promise<DirectoryTreeOutput>;
   searchText(
     a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number; regex?: boolean; context_lines?: number },
     signal?: AbortSignal,
@@ -61,7 +63,7 @@ export interface FileService {
   readMediaFile(a: { workdir: string; path: string }): Promise<{ meta: MediaOutput; bytes: Buffer }>;
   statFile(a: { workdir: string; path: string }): Promise<StatOutput>;
   createTextFile(a: { workdir: string; path: string; content: string }): Promise<CreateTextOutput>;
-  editTextFile(a: { workdir: string; path: string; expected_revision: string; edits: TextEdit[] }): Promise<EditTextOutput>;
+  editTextFile(a: { workdir: string; path: string; expected_revision: string; edits: TextEdit[]; dry_run?: boolean }): Promise<EditTextOutput>;
   deleteFile(a: { workdir: string; path: string; expected_revision: string }): Promise<DeleteFileOutput>;
   createDirectory(a: { workdir: string; path: string }): Promise<CreateDirectoryOutput>;
   deleteDirectory(a: { workdir: string; path: string; expected_revision: string }): Promise<DeleteDirectoryOutput>;
@@ -143,6 +145,13 @@ export function createFileService(registry: Registry, options: FileServiceOption
       return findFiles(ws(), t, pattern, limit, signal);
     },
 
+    async directoryTree(a, signal) {
+      const t = ws().prepare(a.workdir, a.path);
+      const maxDepth = clampLimit(positiveIntOrUndefined(t, a.max_depth, "max_depth"), DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH);
+      const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.max_list_entries, limits.max_list_entries);
+      return directoryTree(ws(), t, maxDepth, limit, signal);
+    },
+
     async searchText(a, signal) {
       const t = ws().prepare(a.workdir, a.path);
       const query = requireString(t, a.query, "query");
@@ -202,7 +211,8 @@ export function createFileService(registry: Registry, options: FileServiceOption
 
     async editTextFile(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
-      return editTextFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"), a.edits);
+      if (a.dry_run !== undefined && typeof a.dry_run !== "boolean") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "dry_run must be a boolean");
+      return editTextFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"), a.edits, { dryRun: a.dry_run === true });
     },
 
     async deleteFile(a) {

@@ -9,6 +9,7 @@ import { createDirectoryTool } from "./tools/fs/create-directory.ts";
 import { createTextFileTool } from "./tools/fs/create-text-file.ts";
 import { deleteDirectoryTool } from "./tools/fs/delete-directory.ts";
 import { deleteFileTool } from "./tools/fs/delete-file.ts";
+import { directoryTreeTool } from "./tools/fs/directory-tree.ts";
 import { downloadBinaryFileTool } from "./tools/fs/download-binary-file.ts";
 import { editTextFileTool } from "./tools/fs/edit-text-file.ts";
 import { findFilesTool } from "./tools/fs/find-files.ts";
@@ -44,6 +45,7 @@ export function buildToolSurface(registry: Registry, deps: FsToolDeps, agentTool
   const tools: McpTool[] = [
     listWorkdirsTool(deps),
     listDirectoryTool(deps),
+    directoryTreeTool(deps),
     findFilesTool(deps),
     searchTextTool(deps),
     readTextFileTool(deps),

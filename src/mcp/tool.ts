@@ -150,6 +150,20 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string,
   return rest;
 }
 
+/**
+ * The success object or the error object. A recursive output (directory_tree's nodes) converts
+ * with `definitions` and `$ref`s to `#/definitions/…`: they are hoisted to the root, where the
+ * refs resolve, instead of staying inside the anyOf branch.
+ */
+function outputJsonSchema(output: z.ZodType): Tool["outputSchema"] {
+  const { definitions, ...success } = jsonSchemaOf(output, "output");
+  return {
+    type: "object",
+    anyOf: [success, ERROR_OUTPUT_JSON_SCHEMA],
+    ...(definitions === undefined ? {} : { definitions }),
+  } as Tool["outputSchema"];
+}
+
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
   let cachedListing: Tool | undefined;
 
@@ -162,12 +176,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       // An error result also carries structuredContent ({code, message}); the SDK client
       // validates structuredContent whenever it is present, so the published schema admits
       // exactly the success object or the error object.
-      outputSchema:
-        schemas?.outputSchema ??
-        ({
-          type: "object",
-          anyOf: [jsonSchemaOf(spec.output, "output"), ERROR_OUTPUT_JSON_SCHEMA],
-        } as Tool["outputSchema"]),
+      outputSchema: schemas?.outputSchema ?? outputJsonSchema(spec.output),
       annotations: { title: spec.title, ...spec.hints, openWorldHint: false },
     };
     return cachedListing;

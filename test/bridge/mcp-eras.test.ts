@@ -16,6 +16,7 @@ let baseline: Array<Record<string, unknown>>;
 const READ_TOOLS = [
   "list_workdirs",
   "list_directory",
+  "directory_tree",
   "find_files",
   "search_text",
   "read_text_file",
@@ -61,7 +62,7 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     const tools = await s.listTools();
     expect(tools).toEqual(baseline);
     expect(tools.map((t) => t.name)).toEqual([
-      "list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file",
+      "list_workdirs", "list_directory", "directory_tree", "find_files", "search_text", "read_text_file", "stat_file",
       "read_multiple_files", "read_media_file", "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
       "list_agent_runtimes", "list_agent_models", "submit_agent_task", "get_agent_task", "read_agent_task_events",
       "read_agent_task_result", "respond_agent_approval", "answer_agent_question", "send_agent_message", "cancel_agent_task",
@@ -82,6 +83,7 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect((ok(await call("list_workdirs")).workdirs as Array<{ alias: string }>).map((w) => w.alias)).toEqual(["repo"]);
     expect((ok(await call("list_directory", { workdir: "repo", path: "" })).entries as unknown[]).length).toBe(2);
     expect(ok(await call("find_files", { workdir: "repo", pattern: "*.md" })).returned).toBe(1);
+    expect(ok(await call("directory_tree", { workdir: "repo" })).returned).toBe(2);
     expect(ok(await call("search_text", { workdir: "repo", query: "needle" })).returned).toBe(1);
     expect(ok(await call("read_text_file", { workdir: "repo", path: "notes.md" })).content).toBe("alpha\nneedle here\nomega\n");
     expect(ok(await call("stat_file", { workdir: "repo", path: "notes.md" })).type).toBe("file");

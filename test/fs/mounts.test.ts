@@ -57,7 +57,7 @@ for (const mode of ["openat2", "walk"] as const) {
       const r = run.false;
       for (const op of [
         "read:mnt/file.txt", "stat:mnt/file.txt", "stat:mnt", "list:mnt", "list:mnt/deep", "resource:mnt/file.txt",
-        "download:mnt/file.txt", "find:mnt", "search:mnt", "read:bind/b.txt", "list:bind", "stat:fbind.txt", "read:fbind.txt",
+        "download:mnt/file.txt", "find:mnt", "search:mnt", "tree:mnt", "read:bind/b.txt", "list:bind", "stat:fbind.txt", "read:fbind.txt",
         "create:mnt/new.txt", "mkdir:mnt/newdir", "create:bind/new.txt",
       ]) {
         expect({ op, outcome: r[op] }).toEqual({ op, outcome: REFUSED });
@@ -72,6 +72,7 @@ for (const mode of ["openat2", "walk"] as const) {
       expect(r["list:"]).toEqual({ value: ["sub", "top.txt"] });
       expect(r["find:"]).toEqual({ value: ["sub/inner.txt", "top.txt"] });
       expect(r["search:"]).toEqual({ value: ["sub/inner.txt", "top.txt"] });
+      expect(r["tree:"]).toEqual({ value: ["sub/", "sub/inner.txt", "top.txt"] });
     });
 
     test("cross_mounts = false: a workdir whose root is itself a mount point is served normally", () => {
@@ -84,6 +85,8 @@ for (const mode of ["openat2", "walk"] as const) {
       expect(r["list:"]).toEqual({ value: ["bind", "fbind.txt", "mnt", "sub", "top.txt"] });
       expect(r["find:"]).toEqual({ value: ["bind/b.txt", "fbind.txt", "mnt/deep/d.txt", "mnt/file.txt", "sub/inner.txt", "top.txt"] });
       expect(r["search:"]).toEqual({ value: ["bind/b.txt", "fbind.txt", "mnt/deep/d.txt", "mnt/file.txt", "sub/inner.txt", "top.txt"] });
+      expect(r["tree:"]).toEqual({ value: ["bind/", "bind/b.txt", "fbind.txt", "mnt/", "mnt/deep/", "mnt/deep/d.txt", "mnt/file.txt", "sub/", "sub/inner.txt", "top.txt"] });
+      expect(r["tree:mnt"]).toEqual({ value: ["deep/", "deep/d.txt", "file.txt"] });
       expect(r["read:mnt/file.txt"]).toEqual({ value: "needle mounted\n" });
       expect(r["resource:mnt/file.txt"]).toEqual({ value: "needle mounted\n" });
       expect(r["download:mnt/file.txt"]).toEqual({ value: "needle mounted\n" });

@@ -41,6 +41,7 @@ function serverCommand(config: string): { command: string; args: string[] } {
 const READ_TOOLS = [
   "list_workdirs",
   "list_directory",
+  "directory_tree",
   "find_files",
   "search_text",
   "read_text_file",

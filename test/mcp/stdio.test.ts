@@ -83,7 +83,7 @@ describe("serve over stdio with the SDK client", () => {
   test("initialize, tools/list and tools/call work against the real process", async () => {
     expect(client.getServerVersion()?.name).toBe("serverfs");
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(14);
+    expect(tools).toHaveLength(15);
     const res = (await client.callTool({ name: "read_text_file", arguments: { workdir: "ro", path: `f-${MARK}.txt` } })) as CallToolResult;
     expect(res.isError).toBeFalsy();
     expect((res.structuredContent as { content: string }).content).toBe(`hello ${MARK}\n`);
@@ -108,7 +108,7 @@ describe("serve over stdio with the SDK client", () => {
       allow_hidden: false,
       default_deny_enabled: true,
       extra_deny_rule_count: 0,
-      tools: 14,
+      tools: 15,
     });
     expect(lines.filter((l) => l.event === "tool_call")).toHaveLength(3);
     expect(serve.stderr()).not.toContain(MARK);

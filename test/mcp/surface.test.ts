@@ -13,6 +13,7 @@ import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpe
 const READ_TOOLS = [
   "list_workdirs",
   "list_directory",
+  "directory_tree",
   "find_files",
   "search_text",
   "read_text_file",
@@ -26,6 +27,7 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 const EXPECTED_HINTS: Record<string, typeof READ> = {
   list_workdirs: READ,
   list_directory: READ,
+  directory_tree: READ,
   find_files: READ,
   search_text: READ,
   read_text_file: READ,
@@ -59,7 +61,7 @@ async function toolNames(reg: ReturnType<typeof makeRegistry>): Promise<string[]
 }
 
 describe("tool surface per deployment", () => {
-  test("a read-only deployment lists exactly the 8 read tools", async () => {
+  test("a read-only deployment lists exactly the 9 read tools", async () => {
     const names = await toolNames(makeRegistry([{ alias: "a", path: path.join(root, "a") }]));
     expect(names).toEqual([...READ_TOOLS].sort());
   });
@@ -80,7 +82,7 @@ describe("tool surface per deployment", () => {
     }
   });
 
-  test("one read-write workdir adds exactly the 6 mutation tools (14)", async () => {
+  test("one read-write workdir adds exactly the 6 mutation tools (15)", async () => {
     const names = await toolNames(
       makeRegistry([
         { alias: "a", path: path.join(root, "a") },
@@ -90,7 +92,7 @@ describe("tool surface per deployment", () => {
     expect(names).toEqual([...READ_TOOLS, ...MUTATION_TOOLS].sort());
   });
 
-  test("a read-write workdir with binary transfer lists all 16", async () => {
+  test("a read-write workdir with binary transfer lists all 17", async () => {
     const names = await toolNames(
       makeRegistry([{ alias: "a", path: path.join(root, "a"), read_only: false, binary_transfer_enabled: true }]),
     );
@@ -144,7 +146,7 @@ describe("tool listing details", () => {
 
   test("every tool carries exactly the four annotations of the reference table", async () => {
     const { tools } = await h.client.listTools();
-    expect(tools.length).toBe(16);
+    expect(tools.length).toBe(Object.keys(EXPECTED_HINTS).length);
     for (const tool of tools) {
       const { title: _title, ...hints } = tool.annotations ?? {};
       expect({ name: tool.name, hints }).toEqual({ name: tool.name, hints: EXPECTED_HINTS[tool.name]! });

@@ -50,7 +50,7 @@ test("tools/list: resultType, ttlMs and cacheScope, byte-identical on every call
   expect([a.result?.resultType, a.result?.ttlMs, a.result?.cacheScope]).toEqual(["complete", 300_000, "private"]);
   expect(JSON.stringify(b.result)).toBe(JSON.stringify(a.result));
   expect((a.result?.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
-    "list_workdirs", "list_directory", "find_files", "search_text", "read_text_file", "stat_file",
+    "list_workdirs", "list_directory", "directory_tree", "find_files", "search_text", "read_text_file", "stat_file",
     "read_multiple_files", "read_media_file",
     "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
   ]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DIFF_MAX_BYTES, DIFF_MAX_EDIT_LINES } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { revisionArg, revisionOut, targetPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -26,18 +27,27 @@ export function editTextFileInput(deps: FsToolDeps) {
       .describe(
         `Replacements applied in order, each to the result of the previous one; all or nothing. At most ${deps.limits.max_edits_per_call}.`,
       ),
+    dry_run: z
+      .boolean()
+      .default(false)
+      .describe("true: check everything (revision, policy, edits) and return the diff, but write nothing."),
   });
 }
 
 export const editTextFileOutput = z.object({
   workdir: z.string(),
   path: z.string(),
-  edited: z.literal(true),
+  edited: z.boolean().describe("false for a dry run: nothing was written."),
+  dry_run: z.boolean(),
   edits_applied: z.number().int(),
   bytes_before: z.number().int(),
   bytes_after: z.number().int(),
   revision_before: revisionOut,
   revision: revisionOut,
+  diff: z.string().describe(`Unified diff of the change, labelled with the workdir-relative path; "" when nothing changed.`),
+  diff_truncated: z
+    .boolean()
+    .describe(`true: the diff holds only the hunks that fit in ${DIFF_MAX_BYTES / 1024} KiB, or only its headers when the change needs more than ${DIFF_MAX_EDIT_LINES} line insertions and deletions.`),
 });
 
 export function editTextFileTool(deps: FsToolDeps): McpTool {
@@ -47,11 +57,12 @@ export function editTextFileTool(deps: FsToolDeps): McpTool {
     description:
       "Apply exact text replacements to an existing UTF-8 text file in a read-write workdir, guarded by " +
       "its revision token (from read_text_file or stat_file): a file changed since gives REVISION_CONFLICT " +
-      "and nothing is written. Line endings, BOM and untouched bytes are preserved. Returns the new revision.",
+      "and nothing is written. Line endings, BOM and untouched bytes are preserved. Returns the new revision " +
+      "and a unified diff of the change. dry_run=true makes every check and returns the same diff without writing.",
     hints: HINTS.destructive,
     input: editTextFileInput(deps),
     output: editTextFileOutput,
     handler: async (args) => ({ structured: await deps.files.editTextFile(args) }),
-    auditArgs: (args) => ({ edit_count: args.edits.length }),
+    auditArgs: (args) => ({ edit_count: args.edits.length, dry_run: args.dry_run }),
   });
 }

@@ -1,0 +1,132 @@
+// directory_tree (docs/tools.md, `directory_tree`): a nested view of a directory, level by level
+// (breadth first), so a bounded answer shows the top of the tree before any deep corner of it.
+// Each directory is re-opened from the workdir root by its relative parts (kernel-checked, no
+// symlink followed) and read with the bounded selection every walker uses, keeping only as many
+// of its smallest visible names as the answer can still hold: memory stays O(limit) however
+// large a directory is. Hidden, denied and reserved names are filtered on the full
+// workdir-relative path, exactly as list_directory and find_files do, and .git is a hidden
+// directory like any other (as for find_files). Symlinks are listed as symlinks, never followed.
+// Every name seen counts toward max_walk_entries, hidden ones included; the walk stops after the
+// directory that reaches it. The walk runs under search_timeout_seconds (SEARCH_TIMEOUT) and gives
+// the event loop back every 25 ms.
+
+import { errnoCode, ServerfsError } from "../errors.ts";
+import type { Target, Workspace } from "./context.ts";
+import { fail } from "./fail.ts";
+import { typeOf, type ObjectType } from "./revision.ts";
+import { openWalkDir, readDirPaced, WalkClock } from "./walk.ts";
+import type { DirSelection } from "../../platform/fs/native.ts";
+
+export const DEFAULT_TREE_DEPTH = 3;
+/** Deeper requests are clamped: past a few levels a tree is better explored from a sub-directory. */
+export const MAX_TREE_DEPTH = 10;
+
+export interface TreeNode {
+  name: string;
+  type: ObjectType;
+  /** Files only: bytes on disk (st_size). */
+  size?: number;
+  /** Directories that were read: their visible entries in name order. Absent: not read. */
+  children?: TreeNode[];
+  /** Directories only: the entry limit or the walk cap left some (or all) of its entries out. */
+  truncated?: true;
+}
+
+export interface DirectoryTreeOutput {
+  workdir: string;
+  path: string;
+  max_depth: number;
+  limit: number;
+  tree: TreeNode;
+  /** Nodes returned below the root. */
+  returned: number;
+  /** The entry limit or the walk cap left something out; the directories concerned carry `truncated`. */
+  truncated: boolean;
+  /** Some directory sits at max_depth and was not read. */
+  depth_limited: boolean;
+}
+
+interface Pending {
+  node: TreeNode;
+  parts: string[];
+  rel: string;
+  depth: number;
+}
+
+function exhausted(err: unknown): boolean {
+  const code = errnoCode(err);
+  return code === "EMFILE" || code === "ENFILE";
+}
+
+export async function directoryTree(ws: Workspace, t: Target, maxDepth: number, limit: number, signal?: AbortSignal): Promise<DirectoryTreeOutput> {
+  const limits = ws.registry.limits;
+  const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "tree", 16);
+  const root = ws.rootFd(t);
+  const policy = t.wd.policy;
+  const maxWalk = limits.max_walk_entries;
+  const tree: TreeNode = { name: t.parts[t.parts.length - 1] ?? "", type: "directory" };
+  const queue: Pending[] = [{ node: tree, parts: t.parts, rel: t.rel, depth: 0 }];
+  let returned = 0;
+  let walked = 0;
+  let capped = false;
+  let truncated = false;
+  let depthLimited = false;
+
+  for (let q = 0; q < queue.length; q++) {
+    const dir = queue[q] as Pending;
+    if (capped) {
+      // past the walk cap nothing more is read
+      dir.node.truncated = true;
+      truncated = true;
+      continue;
+    }
+    const fd = openWalkDir(ws, t, root, dir, q === 0);
+    if (fd === null) continue; // vanished or unreadable: listed without children
+    try {
+      const room = limit - returned;
+      let seen = 0;
+      // One name more than the answer can hold tells whether the directory was cut.
+      const keep = (name: string): boolean => {
+        seen++;
+        return policy.entryVisible(dir.rel, name);
+      };
+      let sel: DirSelection;
+      try {
+        sel = await readDirPaced(ws.native.readDirSmallest(fd, room + 1, keep), clock);
+      } catch (err) {
+        if (err instanceof ServerfsError) throw err;
+        if (exhausted(err)) throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
+        if (q === 0) throw fail("ACCESS_DENIED", t.alias, t.rel);
+        continue; // cannot be read any more: listed without children
+      }
+      walked += seen;
+      const children: TreeNode[] = [];
+      for (const e of sel.entries.slice(0, room)) {
+        if (clock.tick()) await clock.pause();
+        let st;
+        try {
+          st = ws.native.lstatChild(fd, e.name);
+        } catch {
+          continue; // vanished between readdir and lstat
+        }
+        const type = typeOf(st);
+        const node: TreeNode = { name: e.name, type };
+        if (type === "file") node.size = Number(st.size);
+        children.push(node);
+        returned++;
+        if (type !== "directory") continue;
+        if (dir.depth + 1 < maxDepth) queue.push({ node, parts: [...dir.parts, e.name], rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}`, depth: dir.depth + 1 });
+        else depthLimited = true;
+      }
+      dir.node.children = children;
+      if (sel.entries.length > room) {
+        dir.node.truncated = true;
+        truncated = true;
+      }
+      if (walked > maxWalk) capped = true;
+    } finally {
+      ws.native.closeFast(fd);
+    }
+  }
+  return { workdir: t.alias, path: t.rel, max_depth: maxDepth, limit, tree, returned, truncated, depth_limited: depthLimited };
+}
