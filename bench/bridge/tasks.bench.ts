@@ -1,11 +1,14 @@
 // 1,000 fake `complete:` tasks through a real `serverfs bridge` (each one a real contained provider
 // process): sequential, then at max_active_tasks=16 across 16 workdirs; then the Bridge's own RSS
 // while 16 tasks are active. Baseline for the task cost: spawning and reaping the same provider
-// process directly, without the Bridge, in the same run.
+// process directly, without the Bridge, in the same run; baseline for the RSS: the same Bridge
+// freshly started, before any task. CANDIDATE=path/to/serverfs runs a compiled binary (as a user
+// would) instead of this checkout's source. Target: Bridge RSS with 16 active tasks ≤ 80 MB.
 import path from "node:path";
 import { machine, rssMb, spawnBridge, summary } from "./common.ts";
 
 const N = Number(process.env.N ?? 1000);
+const CANDIDATE = process.env.CANDIDATE;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
 type Client = Awaited<ReturnType<typeof spawnBridge>>["client"];
 
@@ -40,7 +43,7 @@ for (let i = 0; i < Math.min(N, 200); i++) {
 }
 console.log(summary("baseline: bare provider process round trip", base));
 
-const seq = await spawnBridge(1, { max_active_tasks: 16 });
+const seq = await spawnBridge(1, { max_active_tasks: 16 }, CANDIDATE);
 const seqSamples: number[] = [];
 const s0 = performance.now();
 for (let i = 0; i < N; i++) seqSamples.push(await runOne(seq.client, "w0", i));
@@ -48,7 +51,8 @@ const seqSecs = (performance.now() - s0) / 1000;
 await seq.stop();
 console.log(summary(`sequential: ${N} tasks in ${seqSecs.toFixed(1)} s (${(N / seqSecs).toFixed(1)} tasks/s), submit→succeeded`, seqSamples));
 
-const par = await spawnBridge(16, { max_active_tasks: 16 });
+const par = await spawnBridge(16, { max_active_tasks: 16 }, CANDIDATE);
+const fresh = rssMb(par.pid);
 const parSamples: number[] = [];
 let next = 0;
 const p0 = performance.now();
@@ -78,6 +82,6 @@ for (const id of ids) {
 await Bun.sleep(500);
 const busy = rssMb(par.pid);
 const active = (await par.client.call("bridge.status", {})).active_tasks;
-console.log(`Bridge RSS: ${idle.toFixed(1)} MB after ${N} tasks idle, ${busy.toFixed(1)} MB with ${String(active)} active tasks (target ≤ 80 MB)`);
+console.log(`Bridge (${CANDIDATE ? CANDIDATE : "source"}) RSS: baseline ${fresh.toFixed(1)} MB freshly started; ${idle.toFixed(1)} MB after ${N} tasks idle; ${busy.toFixed(1)} MB with ${String(active)} active tasks (×${(busy / fresh).toFixed(2)} the baseline; target ≤ 80 MB: ${busy <= 80 ? "met" : "NOT met"})`);
 for (const id of ids) await par.client.call("task.cancel", { task_id: id });
 await par.stop();

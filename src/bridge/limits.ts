@@ -18,6 +18,11 @@ export interface BridgeLimits {
 }
 
 export const PROVIDER_CANCEL_BOUND_MS = 10_000;
+/**
+ * How long task.cancel waits past the stop grace for the proof: the platform's KILL phase (2 s of
+ * looking for stragglers) plus slack. Past it the answer is `stop_pending`, never a guess.
+ */
+export const CANCEL_PROOF_SLACK_MS = 2_500;
 export const MAX_MODEL_BYTES = 512;
 export const MAX_CORRELATION_BYTES = 256;
 

@@ -198,7 +198,7 @@ export async function run(argv: string[], out: Out): Promise<number> {
     case "cancel": {
       const [id] = need(args, 1, "a task id");
       const r = await client.call("task.cancel", { task_id: id });
-      emit(r, () => `${r.task_id} ${r.status}`);
+      emit(r, () => `${r.task_id} ${r.status}${r.workdir_free ? "" : ` (workdir still held: ${r.workdir_hold_reason})`}`);
       return 0;
     }
     default:

@@ -87,7 +87,7 @@ function recordingHandlers(seen: Array<[string, Record<string, unknown>]>): Brid
     "task.approval.respond": (p) => (seen.push(["task.approval.respond", p]), ack(p.task_id)),
     "task.question.answer": (p) => ack(p.task_id),
     "task.message.send": (p) => ({ task_id: p.task_id, accepted: true, correlation_id: null }),
-    "task.cancel": (p) => ({ task_id: p.task_id, status: "cancelled", correlation_id: null }),
+    "task.cancel": (p) => ({ task_id: p.task_id, status: "cancelled", correlation_id: null, workdir_free: true, workdir_hold_reason: null }),
     "task.list": (p) => (seen.push(["task.list", p]), { tasks: [] }),
     "bridge.status": () => ({ version: "v", pid: 1, started_at: "t", active_tasks: 0, running_in_process: 0, rss_bytes: 0 }),
   });
@@ -178,7 +178,7 @@ describe("compile-time only", () => {
     // A handler must return its method's result type.
     const wrongResult: BridgeHandlers["task.cancel"] =
       // @ts-expect-error status must be a task status
-      () => ({ task_id: "t", status: "gone", correlation_id: null });
+      () => ({ task_id: "t", status: "gone", correlation_id: null, workdir_free: true, workdir_hold_reason: null });
     // Defaults make keys present for handlers; callers may omit them.
     const full: HandlerParams<"task.events"> = { task_id: "t", after_event_id: 0, limit: 1 };
     // @ts-expect-error a handler's params always carry the defaulted keys

@@ -91,7 +91,23 @@ export type ResolvedResult = { task_id: string; request_id: string; resolved: tr
 
 export type MessageResult = { task_id: string; accepted: true; correlation_id: string | null };
 
-export type CancelResult = { task_id: string; status: TaskStatus; correlation_id: string | null };
+/**
+ * Why a cancelled task still holds its workdir (docs/design/task-lifecycle.md#cancel):
+ * `stop_pending` — its process tree is not proved gone yet, the writer lease is still held
+ * (writers get WORKDIR_BUSY); `stop_not_proved` — the stop could not be proved, the recovery
+ * guard stays (writers get WORKDIR_RECOVERY_REQUIRED until a recovery sweep proves it).
+ */
+export type WorkdirHoldReason = "stop_pending" | "stop_not_proved";
+
+export type CancelResult = {
+  task_id: string;
+  status: TaskStatus;
+  correlation_id: string | null;
+  /** True once this task holds neither the workdir's writer lease nor its recovery guard. */
+  workdir_free: boolean;
+  /** Null exactly when `workdir_free` is true. */
+  workdir_hold_reason: WorkdirHoldReason | null;
+};
 
 export type TaskSummary = Pick<
   TaskRow,

@@ -4,7 +4,7 @@
 // or recovery guard is released only after the platform proved the stop (docs/design/lease-and-guard.md).
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import type { TaskProfile } from "../../config/types.ts";
-import type { ContainedProcess } from "../../../platform/types.ts";
+import type { StopEvidence } from "../../../platform/types.ts";
 import type { AdapterResult, RuntimeAdapter, TaskContext } from "../../runtimes/types.ts";
 import { utf8Bytes, utf8Prefix } from "../../common/utf8.ts";
 import { sha256Hex } from "../ids.ts";
@@ -16,6 +16,7 @@ import { writeSpool } from "../spool.ts";
 import { bounded, type ServiceCore } from "./core.ts";
 import { isEventName, type TaskEventType } from "./events.ts";
 import type { InteractionBroker } from "./interactions.ts";
+import { RunProcesses } from "./run-processes.ts";
 
 export type AbortReason = "cancel" | "timeout" | "interaction_timeout" | "shutdown";
 
@@ -61,9 +62,15 @@ export class TaskRun {
   readonly taskId: string;
   readonly redactor: Redactor;
   readonly done: Promise<void>;
+  /** Settles when the run let go of the workdir: `proved` says whether its guard went with the lease. */
+  readonly released: Promise<{ proved: boolean }>;
+  private markReleased!: (r: { proved: boolean }) => void;
   private readonly aborter = new AbortController();
   private abortReason: AbortReason | null = null;
-  private readonly processes: ContainedProcess[] = [];
+  private readonly processes: RunProcesses;
+  /** Settles once the stop an abort started has an answer (proved or not). */
+  private readonly abortStopped: Promise<void>;
+  private markAbortStopped!: () => void;
   private waiter: Waiter | null = null;
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private providerCancelled = false;
@@ -89,6 +96,9 @@ export class TaskRun {
   ) {
     this.taskId = plan.taskId;
     this.redactor = core.redactorFor(plan.root);
+    this.released = new Promise((resolve) => (this.markReleased = resolve));
+    this.abortStopped = new Promise((resolve) => (this.markAbortStopped = resolve));
+    this.processes = new RunProcesses(core.stopGraceMs, (ev) => this.noteNotProved(ev));
     core.active.set(this.taskId, this);
     this.done = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => this.run(adapter));
   }
@@ -170,7 +180,15 @@ export class TaskRun {
       let done = false;
       let timer: ReturnType<typeof setTimeout> | null = null;
       const onAbort = () => {
-        // An adapter that ignores cancellation must not hold the task: after abort, wait a bounded time.
+        // After an abort the outcome is already persisted; what the workdir waits for is the proof
+        // that the tree is gone, not the adapter's own wind-down (an ACP agent may take seconds to
+        // answer its prompt after session/cancel). Once the abort's stop has its answer the run
+        // moves on; the adapter can start nothing more (spawn refuses after abort). Only for a
+        // provider that lives in processes we spawned: one that never spawned proves its stop by
+        // returning. An adapter that ignores cancellation is bounded either way.
+        void this.abortStopped.then(() => {
+          if (this.processes.count > 0) settle({ kind: "abandoned" });
+        });
         timer = setTimeout(() => settle({ kind: "abandoned" }), PROVIDER_CANCEL_BOUND_MS + this.core.stopGraceMs);
       };
       const settle = (v: Outcome) => {
@@ -242,29 +260,23 @@ export class TaskRun {
     const { core } = this;
     for (const t of this.timers) clearTimeout(t);
     this.rejectWaiter(null, new ServerfsError("REQUEST_STALE", "the task ended"));
-    let proved = true;
-    for (const proc of this.processes) {
-      try {
-        const ev = await proc.stop(core.stopGraceMs);
-        if (!ev.proved) {
-          proved = false;
-          core.log("provider.stop_not_proved", { task_id: this.taskId, survivors: ev.survivors.length });
-          // The operator needs the pids to finish the job by hand before clearing the guard.
-          core.note(this.taskId, "runtime.stop_proof", {
-            provider_started: true,
-            method: ev.method,
-            proved: false,
-            survivors: ev.survivors.length,
-            survivor_pids: ev.survivors.map((s) => s.pid),
-          });
-        }
-      } catch {
-        proved = false;
-      }
-    }
+    let proved = await this.processes.stopAll();
     // An adapter that started no process of its own (e.g. a shared daemon) proves stop only by returning.
-    if (this.processes.length === 0 && !providerReturned && core.store.get(this.taskId)?.provider_started === 1) proved = false;
+    if (this.processes.count === 0 && !providerReturned && core.store.get(this.taskId)?.provider_started === 1) proved = false;
     return proved;
+  }
+
+  private noteNotProved(ev: StopEvidence): void {
+    const { core } = this;
+    core.log("provider.stop_not_proved", { task_id: this.taskId, survivors: ev.survivors.length });
+    // The operator needs the pids to finish the job by hand before clearing the guard.
+    core.note(this.taskId, "runtime.stop_proof", {
+      provider_started: true,
+      method: ev.method,
+      proved: false,
+      survivors: ev.survivors.length,
+      survivor_pids: ev.survivors.map((s) => s.pid),
+    });
   }
 
   /** Every outcome: clear the guard only with proof, always release the lease. Synchronous on purpose. */
@@ -286,6 +298,7 @@ export class TaskRun {
     core.active.delete(this.taskId);
     core.events.flush();
     core.watchers.notify(this.taskId);
+    this.markReleased({ proved });
     try {
       this.afterRelease();
     } catch {
@@ -324,8 +337,11 @@ export class TaskRun {
       const adapter = core.deps.adapters.get(this.plan.runtime);
       const polite = adapter ? bounded(adapter.cancel(this.taskId), PROVIDER_CANCEL_BOUND_MS) : Promise.resolve(undefined);
       // Then the containment set is stopped (TERM, grace, KILL) whether or not the provider listened;
-      // the run proves the stop again before releasing the lease or the guard.
-      void polite.then(() => Promise.all(this.processes.map((p) => p.stop(core.stopGraceMs).catch(() => null))));
+      // the run releases the lease (and the guard, with proof) as soon as this stop has its answer.
+      void polite
+        .then(() => this.processes.stopAll())
+        .catch(() => false)
+        .finally(() => this.markAbortStopped());
     }
   }
 
@@ -347,16 +363,14 @@ export class TaskRun {
         if (this.signal.aborted) throw new ServerfsError("AGENT_PROVIDER_ERROR", "task is no longer active");
         core.store.update(plan.taskId, { provider_started: 1 });
         const env = { ...core.deps.providerEnv, ...(spec.env ?? {}), SERVERFS_RUN_ID: plan.runId };
-        const proc = await core.deps.containment.spawn({
+        const pending = core.deps.containment.spawn({
           argv: spec.argv,
           cwd: spec.cwd ?? plan.cwd,
           env,
           runId: plan.runId,
           ...(spec.stderrLimitBytes !== undefined ? { stderrLimitBytes: spec.stderrLimitBytes } : {}),
         });
-        this.processes.push(proc);
-        if (this.signal.aborted) void proc.stop(core.stopGraceMs);
-        return proc;
+        return this.processes.track(pending, () => this.signal.aborted);
       },
       emitEvent: (type, payload) => this.providerEvent(type, payload),
       requestApproval: (req) => this.broker.openApproval(this, req),
