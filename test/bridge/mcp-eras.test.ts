@@ -8,21 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { cleanup, startHarness, type Harness } from "./helpers.ts";
 import { code, MODES, ok, open, type Session, waitFor } from "./mcp-clients.ts";
+import { FILE_MUTATION_TOOLS, FILE_READ_TOOLS } from "../support/tool-names.ts";
 
 let h: Harness;
 let config: string;
 let baseline: Array<Record<string, unknown>>;
 
 const READ_TOOLS = [
-  "list_workdirs",
-  "list_directory",
-  "directory_tree",
-  "find_files",
-  "search_text",
-  "read_text_file",
-  "stat_file",
-  "read_multiple_files",
-  "read_media_file",
+  ...FILE_READ_TOOLS,
   "list_agent_runtimes",
   "list_agent_models",
   "get_agent_task",
@@ -62,8 +55,8 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     const tools = await s.listTools();
     expect(tools).toEqual(baseline);
     expect(tools.map((t) => t.name)).toEqual([
-      "list_workdirs", "list_directory", "directory_tree", "find_files", "search_text", "read_text_file", "stat_file",
-      "read_multiple_files", "read_media_file", "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
+      ...FILE_READ_TOOLS,
+      ...FILE_MUTATION_TOOLS,
       "list_agent_runtimes", "list_agent_models", "submit_agent_task", "get_agent_task", "read_agent_task_events",
       "read_agent_task_result", "respond_agent_approval", "answer_agent_question", "send_agent_message", "cancel_agent_task",
     ]);

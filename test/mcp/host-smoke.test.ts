@@ -19,6 +19,7 @@ import type { Readable } from "node:stream";
 import pkg from "../../package.json" with { type: "json" };
 import { removeTree } from "../platform/windows-helpers.ts";
 import { treeSnapshot as snapshot } from "../support/tree.ts";
+import { FILE_MUTATION_TOOLS, FILE_READ_TOOLS } from "../support/tool-names.ts";
 
 const onWindows = process.platform === "win32";
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -38,18 +39,8 @@ function serverCommand(config: string): { command: string; args: string[] } {
   return { command: process.execPath, args: [path.join(ROOT, "src", "cli.ts"), ...serve] };
 }
 
-const READ_TOOLS = [
-  "list_workdirs",
-  "list_directory",
-  "directory_tree",
-  "find_files",
-  "search_text",
-  "read_text_file",
-  "stat_file",
-  "read_multiple_files",
-  "read_media_file",
-];
-const WRITE_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file"];
+const READ_TOOLS: readonly string[] = FILE_READ_TOOLS;
+const WRITE_TOOLS: readonly string[] = FILE_MUTATION_TOOLS;
 const NOTES = "alpha\nneedle here\nomega\n";
 
 let base = "";

@@ -9,19 +9,10 @@ import { createFileService } from "../../src/fs/index.ts";
 import { buildToolSurface } from "../../src/mcp/surface.ts";
 import { HINTS, defineTool } from "../../src/mcp/tool.ts";
 import { type Harness, connect, makeRegistry, removeDir, tempDir } from "./helpers.ts";
+import { FILE_MUTATION_TOOLS, FILE_READ_TOOLS } from "../support/tool-names.ts";
 
-const READ_TOOLS = [
-  "list_workdirs",
-  "list_directory",
-  "directory_tree",
-  "find_files",
-  "search_text",
-  "read_text_file",
-  "stat_file",
-  "read_multiple_files",
-  "read_media_file",
-];
-const MUTATION_TOOLS = ["create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file"];
+const READ_TOOLS: readonly string[] = FILE_READ_TOOLS;
+const MUTATION_TOOLS: readonly string[] = FILE_MUTATION_TOOLS;
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const EXPECTED_HINTS: Record<string, typeof READ> = {

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { removeDir, tempDir } from "./helpers.ts";
 import { type Frame, RawSession, type Reply } from "./raw-session.ts";
+import { FILE_MUTATION_TOOLS, FILE_READ_TOOLS } from "../support/tool-names.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -50,9 +51,8 @@ test("tools/list: resultType, ttlMs and cacheScope, byte-identical on every call
   expect([a.result?.resultType, a.result?.ttlMs, a.result?.cacheScope]).toEqual(["complete", 300_000, "private"]);
   expect(JSON.stringify(b.result)).toBe(JSON.stringify(a.result));
   expect((a.result?.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
-    "list_workdirs", "list_directory", "directory_tree", "find_files", "search_text", "read_text_file", "stat_file",
-    "read_multiple_files", "read_media_file",
-    "create_text_file", "edit_text_file", "delete_file", "create_directory", "delete_directory", "move_file",
+    ...FILE_READ_TOOLS,
+    ...FILE_MUTATION_TOOLS,
   ]);
   const t = await s.request(req("resources/templates/list"));
   expect([t.result?.ttlMs, t.result?.cacheScope]).toEqual([300_000, "private"]);

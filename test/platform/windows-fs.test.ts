@@ -5,7 +5,6 @@
 // `./node_modules/.bin/bun build/compile.ts windows-x64`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -13,10 +12,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode, ok } from "../mcp/helpers.ts";
 import { treeSnapshot as snapshot } from "../support/tree.ts";
+import { WINE_LINKS_FIXTURE, removeTree, connectWindowsServe, callTool } from "../support/windows-serve.ts";
 
 const onWindows = process.platform === "win32";
-const ROOT = path.resolve(import.meta.dir, "../..");
-const EXE = path.join(ROOT, "dist", "serverfs-windows-x64.exe");
 /** Wine cannot create symlinks or junctions on its Unix-backed drives, has no 8.3 names and no DACLs. */
 const underWine = onWindows && (await import("../../platform/fs/windows.ts")).underWine();
 const PIXELS = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255, 254, 13, 10, 26, 0]);
@@ -25,23 +23,11 @@ let base = "";
 let client: Client;
 
 
-/** fs.rmSync's recursive mode fails with EFAULT under Wine 8: remove the tree entry by entry. */
-function removeTree(dir: string): void {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) removeTree(p);
-    else fs.unlinkSync(p);
-  }
-  fs.rmdirSync(dir);
-}
 
-async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
+const call = (name: string, args: Record<string, unknown>): Promise<CallToolResult> => callTool(client, name, args);
 
 describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Windows or the Wine lane)", () => {
   beforeAll(async () => {
-    if (!fs.existsSync(EXE)) throw new Error(`${EXE} is missing: run ./node_modules/.bin/bun build/compile.ts windows-x64`);
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-winfs-")));
     const ro = path.join(base, "ro");
     fs.mkdirSync(path.join(ro, "sub"), { recursive: true });
@@ -70,16 +56,7 @@ describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Wind
         "",
       ].join("\n"),
     );
-    client = new Client({ name: "windows-fs-test", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: EXE,
-        args: ["serve", "--config", config],
-        cwd: base,
-        stderr: "pipe",
-        env: { PATH: process.env.PATH ?? "", SYSTEMROOT: process.env.SYSTEMROOT ?? "C:\\Windows", USERPROFILE: base, TEMP: base },
-      }),
-    );
+    client = await connectWindowsServe("windows-fs-test", ["--config", config], base, base);
   }, 60_000);
 
   afterAll(async () => {
@@ -243,9 +220,8 @@ describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Wind
   // them even under FILE_OPEN_REPARSE_POINT, so this proves the backend's own check. A Windows
   // checkout turns them into plain files, so it runs under Wine only.
   test.skipIf(!underWine)("Unix symlinks seen through Wine are SYMLINK_NOT_ALLOWED in any component (Wine lane)", async () => {
-    const fixture = path.join(ROOT, "test", "platform", "fixtures", "wine-links");
-    const links = new Client({ name: "windows-fs-links", version: "0" });
-    await links.connect(new StdioClientTransport({ command: EXE, args: ["serve", "--workdir", `l=${fixture}`], cwd: base, stderr: "pipe", env: { PATH: process.env.PATH ?? "" } }));
+    const fixture = WINE_LINKS_FIXTURE;
+    const links = await connectWindowsServe("windows-fs-links", ["--workdir", `l=${fixture}`], base);
     const ask = async (name: string, args: Record<string, unknown>) => (await links.callTool({ name, arguments: { workdir: "l", ...args } })) as CallToolResult;
     try {
       expect(errorCode(await ask("read_text_file", { path: "file-link.txt" }))).toBe("SYMLINK_NOT_ALLOWED");

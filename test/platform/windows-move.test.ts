@@ -10,21 +10,12 @@ import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
 import { expectCode } from "../fs/helpers.ts";
 import { registry, workdir } from "../support/registry.ts";
+import { WINE_LINKS_FIXTURE, removeTree } from "../support/windows-serve.ts";
 
 const onWindows = process.platform === "win32";
 const underWine = onWindows && (await import("../../platform/fs/windows.ts")).underWine();
-const ROOT = path.resolve(import.meta.dir, "../..");
 
 const made: string[] = [];
-/** fs.rmSync's recursive mode fails with EFAULT under Wine 8: remove the tree entry by entry. */
-function removeTree(dir: string): void {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) removeTree(p);
-    else fs.unlinkSync(p);
-  }
-  fs.rmdirSync(dir);
-}
 afterAll(() => {
   for (const d of made) removeTree(d);
 });
@@ -187,7 +178,7 @@ describe.skipIf(!onWindows)("move_file on the Windows backend (needs Windows or 
   // them even under FILE_OPEN_REPARSE_POINT, so this proves the backend's own check on both sides
   // of a move. Every move here is refused, so the committed fixture is never changed (asserted).
   test.skipIf(!underWine)("Unix symlinks seen through Wine: refused as source, as a parent and as the destination (Wine lane)", async () => {
-    const fixture = path.join(ROOT, "test", "platform", "fixtures", "wine-links");
+    const fixture = WINE_LINKS_FIXTURE;
     const before = fs.readdirSync(fixture).sort();
     const svc = service(fixture);
     const r = await rev(svc, "a.txt");

@@ -5,43 +5,29 @@
 // `./node_modules/.bin/bun build/compile.ts windows-x64`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode, ok } from "../mcp/helpers.ts";
 import { png, wav } from "../support/media.ts";
+import { WINE_LINKS_FIXTURE, removeTree, connectWindowsServe, callTool } from "../support/windows-serve.ts";
 
 const onWindows = process.platform === "win32";
-const ROOT = path.resolve(import.meta.dir, "../..");
-const EXE = path.join(ROOT, "dist", "serverfs-windows-x64.exe");
 const underWine = onWindows && (await import("../../platform/fs/windows.ts")).underWine();
 const LOG_LINES = Array.from({ length: 20_000 }, (_, i) => `event ${i + 1} ${"é".repeat(i % 5)}\r\n`);
 
 let base = "";
 let client: Client;
 
-/** fs.rmSync's recursive mode fails with EFAULT under Wine 8: remove the tree entry by entry. */
-function removeTree(dir: string): void {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) removeTree(p);
-    else fs.unlinkSync(p);
-  }
-  fs.rmdirSync(dir);
-}
 
-async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
+const call = (name: string, args: Record<string, unknown>): Promise<CallToolResult> => callTool(client, name, args);
 
 type Many = { files: { path: string; result: { content: string; has_more: boolean } | null; error: { code: string; message: string } | null }[]; bytes_returned: number };
 const entries = (m: Many) => m.files.map((f) => [f.path, f.error?.code ?? "OK"]);
 
 describe.skipIf(!onWindows)("new read tools on serverfs-windows-x64.exe (needs Windows or the Wine lane)", () => {
   beforeAll(async () => {
-    if (!fs.existsSync(EXE)) throw new Error(`${EXE} is missing: run ./node_modules/.bin/bun build/compile.ts windows-x64`);
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-winreads-")));
     const ro = path.join(base, "ro");
     fs.mkdirSync(path.join(ro, "sub"), { recursive: true });
@@ -78,16 +64,7 @@ describe.skipIf(!onWindows)("new read tools on serverfs-windows-x64.exe (needs W
         "",
       ].join("\n"),
     );
-    client = new Client({ name: "windows-reads-test", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: EXE,
-        args: ["serve", "--config", config],
-        cwd: base,
-        stderr: "pipe",
-        env: { PATH: process.env.PATH ?? "", SYSTEMROOT: process.env.SYSTEMROOT ?? "C:\\Windows", USERPROFILE: base, TEMP: base },
-      }),
-    );
+    client = await connectWindowsServe("windows-reads-test", ["--config", config], base, base);
   }, 60_000);
 
   afterAll(async () => {
@@ -164,9 +141,8 @@ describe.skipIf(!onWindows)("new read tools on serverfs-windows-x64.exe (needs W
   // Unix symlinks committed to the repository (test/platform/fixtures/wine-links), seen through
   // Wine: a Windows checkout turns them into plain files, so this runs under Wine only.
   test.skipIf(!underWine)("symlinked leaf and parent are SYMLINK_NOT_ALLOWED on the three tools (Wine lane)", async () => {
-    const fixture = path.join(ROOT, "test", "platform", "fixtures", "wine-links");
-    const links = new Client({ name: "windows-reads-links", version: "0" });
-    await links.connect(new StdioClientTransport({ command: EXE, args: ["serve", "--workdir", `l=${fixture}`], cwd: base, stderr: "pipe", env: { PATH: process.env.PATH ?? "" } }));
+    const fixture = WINE_LINKS_FIXTURE;
+    const links = await connectWindowsServe("windows-reads-links", ["--workdir", `l=${fixture}`], base);
     const ask = async (name: string, args: Record<string, unknown>) => (await links.callTool({ name, arguments: { workdir: "l", ...args } })) as CallToolResult;
     try {
       for (const p of ["file-link.txt", "dir-link\\b.txt", "out-link/tools.md"]) {

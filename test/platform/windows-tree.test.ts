@@ -6,16 +6,14 @@
 // `./node_modules/.bin/bun build/compile.ts windows-x64`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode, ok } from "../mcp/helpers.ts";
+import { WINE_LINKS_FIXTURE, removeTree, connectWindowsServe, callTool } from "../support/windows-serve.ts";
 
 const onWindows = process.platform === "win32";
-const ROOT = path.resolve(import.meta.dir, "../..");
-const EXE = path.join(ROOT, "dist", "serverfs-windows-x64.exe");
 const underWine = onWindows && (await import("../../platform/fs/windows.ts")).underWine();
 
 interface Node {
@@ -29,19 +27,8 @@ interface Node {
 let base = "";
 let client: Client;
 
-/** fs.rmSync's recursive mode fails with EFAULT under Wine 8: remove the tree entry by entry. */
-function removeTree(dir: string): void {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) removeTree(p);
-    else fs.unlinkSync(p);
-  }
-  fs.rmdirSync(dir);
-}
 
-async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
+const call = (name: string, args: Record<string, unknown>): Promise<CallToolResult> => callTool(client, name, args);
 
 /** Depth-first paths: `dir/` for directories, `name@` for symlinks. */
 function flat(node: Node, prefix = ""): string[] {
@@ -56,7 +43,6 @@ function flat(node: Node, prefix = ""): string[] {
 
 describe.skipIf(!onWindows)("directory_tree and edit dry_run on serverfs-windows-x64.exe (needs Windows or the Wine lane)", () => {
   beforeAll(async () => {
-    if (!fs.existsSync(EXE)) throw new Error(`${EXE} is missing: run ./node_modules/.bin/bun build/compile.ts windows-x64`);
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-wintree-")));
     const ro = path.join(base, "ro");
     for (const d of ["src/lib/deep", "docs", ".git/objects"]) fs.mkdirSync(path.join(ro, d), { recursive: true });
@@ -86,16 +72,7 @@ describe.skipIf(!onWindows)("directory_tree and edit dry_run on serverfs-windows
         "",
       ].join("\n"),
     );
-    client = new Client({ name: "windows-tree-test", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: EXE,
-        args: ["serve", "--config", config],
-        cwd: base,
-        stderr: "pipe",
-        env: { PATH: process.env.PATH ?? "", SYSTEMROOT: process.env.SYSTEMROOT ?? "C:\\Windows", USERPROFILE: base, TEMP: base },
-      }),
-    );
+    client = await connectWindowsServe("windows-tree-test", ["--config", config], base, base);
     // caches the output-schema validators: every answer below is checked against the recursive schema
     await client.listTools();
   }, 60_000);
@@ -151,9 +128,8 @@ describe.skipIf(!onWindows)("directory_tree and edit dry_run on serverfs-windows
   // Unix symlinks committed to the repository (test/platform/fixtures/wine-links): Wine follows them
   // even under FILE_OPEN_REPARSE_POINT, so the backend's own check is what keeps the walk out.
   test.skipIf(!underWine)("a tree over Unix symlinks seen through Wine never shows or enters them (Wine lane)", async () => {
-    const fixture = path.join(ROOT, "test", "platform", "fixtures", "wine-links");
-    const links = new Client({ name: "windows-tree-links", version: "0" });
-    await links.connect(new StdioClientTransport({ command: EXE, args: ["serve", "--workdir", `l=${fixture}`], cwd: base, stderr: "pipe", env: { PATH: process.env.PATH ?? "" } }));
+    const fixture = WINE_LINKS_FIXTURE;
+    const links = await connectWindowsServe("windows-tree-links", ["--workdir", `l=${fixture}`], base);
     try {
       const ask = async (name: string, args: Record<string, unknown>) => (await links.callTool({ name, arguments: { workdir: "l", ...args } })) as CallToolResult;
       const tree = ok<{ tree: Node; truncated: boolean }>(await ask("directory_tree", { max_depth: 10 })).tree;
