@@ -86,11 +86,12 @@ const socketPath = bridgePaths(makeRegistry(stateDir, [makeWorkdir("repo", workd
 const bridge = Bun.spawn([BINARY, "bridge", "--config", cfg], { stdout: "ignore", stderr: "inherit" });
 const client = new BridgeClient({ path: socketPath }, 60_000);
 const scanner = new Worker(URL.createObjectURL(new Blob([SCANNER], { type: "application/javascript" })));
-const ask = <T>(msg: Record<string, unknown>): Promise<T> =>
-  new Promise((resolve) => {
+function ask<T>(msg: Record<string, unknown>): Promise<T> {
+  return new Promise((resolve) => {
     scanner.onmessage = (e) => resolve(e.data as T);
     scanner.postMessage(msg);
   });
+}
 
 const SHELL = "SHELL sleep 30";
 const submitParams = { runtime: "acp-opencode", workdir: "repo", path: "", profile: "workspace-write", prompt: SHELL } as const;

@@ -61,7 +61,7 @@ describe.skipIf(!onLinux)("the darwin backend's logic on Linux syscalls (Linux o
     const run = JSON.parse(p.stdout.toString().trim().split("\n").pop() as string) as Record<"true" | "false", Record<string, { value?: unknown; code?: string }>>;
     const confined = run.false;
     const mntOps = Object.keys(confined).filter((k) => /(^|:)mnt(\/|$)/.test(k));
-    expect(mntOps.length).toBe(11); // stat, list, read, resource, download, find, search, create, mkdir
+    expect(mntOps.length).toBe(12); // stat, list, read, resource, download, find, search, tree, create, mkdir
     for (const op of mntOps) expect({ op, outcome: confined[op] }).toEqual({ op, outcome: { code: "MOUNT_CROSSING_NOT_ALLOWED" } });
     // the listing never shows the mount point; bind mounts of the same device are not seen (macOS has none)
     expect(confined["list:"]).toEqual({ value: ["bind", "fbind.txt", "sub", "top.txt"] });
