@@ -8,22 +8,23 @@ import os from "node:os";
 import path from "node:path";
 
 const REPO = path.resolve(import.meta.dir, "../..");
-const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
+const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", ".git"]);
-const transpiler = new Bun.Transpiler({ loader: "tsx" });
+// Each file with the loader its extension means: `<T>(x) => ...` is a generic in .ts, JSX in .tsx.
+const transpilers = { ts: new Bun.Transpiler({ loader: "ts" }), tsx: new Bun.Transpiler({ loader: "tsx" }) };
 
 /**
  * Every module specifier a file imports or re-exports, type-only ones included. Bun's scanner
  * parses real syntax (strings and comments are not imports) but erases type-only imports, so the
  * `type` modifiers are dropped first; `import("x").T` type queries are matched separately.
  */
-export function importsOf(source: string): string[] {
+export function importsOf(source: string, loader: "ts" | "tsx" = "ts"): string[] {
   const valueOnly = source
     .replace(/^#![^\n]*/, "")
     .replace(/\bimport\s+type\s+(?=[{*]|[A-Za-z_$][\w$]*\s+from\b)/g, "import ")
     .replace(/\bexport\s+type\s+(?=[{*])/g, "export ")
     .replace(/([{,]\s*)type\s+(?=[A-Za-z_$][\w$]*\s*(?:,|}|\bas\b))/g, "$1");
-  const found = transpiler.scanImports(valueOnly).map((i) => i.path);
+  const found = transpilers[loader].scanImports(valueOnly).map((i) => i.path);
   for (const m of source.matchAll(/\bimport\(\s*(["'])([^"'\n]+)\1\s*\)\s*\./g)) found.push(m[2]!);
   return found;
 }
@@ -55,7 +56,7 @@ export function layeringViolations(root: string): { platformImportsSrc: string[]
     const inPlatform = within(file, platformDir);
     let specs: string[];
     try {
-      specs = importsOf(fs.readFileSync(file, "utf8"));
+      specs = importsOf(fs.readFileSync(file, "utf8"), /\.[jt]sx$/.test(file) ? "tsx" : "ts");
     } catch (err) {
       throw new Error(`cannot scan ${rel}: ${String(err)}`);
     }
