@@ -23,13 +23,17 @@ export class Chain {
     readonly base: string,
     readonly config: string,
     readonly runtime: string,
+    readonly home: string,
   ) {
     this.bridgeLog = path.join(base, "bridge.log");
   }
 
   async startBridge(): Promise<void> {
     const log = fs.openSync(this.bridgeLog, "a");
-    this.bridge = Bun.spawn([this.bin, "bridge", "--config", this.config], { stdin: "ignore", stdout: log, stderr: log, env: process.env });
+    // A service manager's environment, not this shell's: what the host exports (e.g. IS_SANDBOX,
+    // CA bundles) would otherwise reach every agent and make the matrix depend on the machine.
+    const env = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, LANG: "C.UTF-8" };
+    this.bridge = Bun.spawn([this.bin, "bridge", "--config", this.config], { stdin: "ignore", stdout: log, stderr: log, env });
     fs.closeSync(log);
     const socket = deploymentPaths({ server: { state_dir: path.join(this.base, "state") } }).socketPath;
     const probe = new BridgeClient({ path: socket }, 2000);

@@ -79,7 +79,7 @@ async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[])
     const env = spec.configure({ home, marker, workdir }, model.baseUrl);
     const envFile = path.join(base, "provider.env");
     fs.writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n")}\n`, { mode: 0o600 });
-    chain = new Chain(bin, base, writeConfig(base, spec, command, runtime, workdir, envFile), runtime);
+    chain = new Chain(bin, base, writeConfig(base, spec, command, runtime, workdir, envFile), runtime, home);
     await chain.startBridge();
     await chain.connect();
     result.cells.setup = { result: "PASS", detail: `profile ${runtime} → ${path.relative(dir, command)}` };

@@ -109,7 +109,8 @@ async function reject(ctx: Ctx): Promise<string> {
 
 async function cancel(ctx: Ctx): Promise<string> {
   const pids = path.join(ctx.workdir, "pids.txt");
-  const id = await ctx.chain.submit(`SHELL sleep 300 & echo $! > ${pids}; sleep 301 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`);
+  // Not starting with `sleep`: Claude Code 2.1.x blocks a command that opens with a long sleep.
+  const id = await ctx.chain.submit(`SHELL echo $$ > ${pids}; sleep 300 & echo $! >> ${pids}; sleep 301 & echo $! >> ${pids}; wait`);
   const until = Date.now() + 120_000;
   let asked = "no approval asked";
   for (;;) {
@@ -117,7 +118,7 @@ async function cancel(ctx: Ctx): Promise<string> {
     const lines = fs.existsSync(pids) ? fs.readFileSync(pids, "utf8").trim().split("\n").filter(Boolean) : [];
     if (lines.length >= 3) break;
     const t = (await ctx.chain.tool("get_agent_task", { task_id: id, wait_seconds: 1 })) as Task;
-    check(!TERMINAL.has(t.status), `the task ended before the shell ran: ${outcome(t)}`);
+    check(!TERMINAL.has(t.status), `the task ended before the shell ran: ${outcome(t)} ${JSON.stringify(String(t.final_response ?? "").slice(0, 200))}`);
     if (t.status === "waiting_for_approval") asked = await answer(ctx, id, t.pending_request as Pending, true);
     check(Date.now() < until, "the shell tool never started");
   }

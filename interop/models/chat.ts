@@ -71,7 +71,7 @@ export function startChatModel(dialect: Dialect = OPENCODE_DIALECT): ChatModel {
       const messages = Array.isArray(body.messages) ? body.messages : [];
       const tools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter((n) => n.length > 0);
       chatRequests.push({ messages, tools });
-      requests.push({ prompts: messages.filter((m) => m.role === "user").map((m) => textOf(m.content).trim()), tools, raw });
+      requests.push({ prompts: messages.filter((m) => m.role === "user").map((m) => textOf(m.content).trim()), tools, model: typeof (body as { model?: unknown }).model === "string" ? (body as { model: string }).model : "", raw });
       const reply = decideChat(messages, tools, dialect);
       if (body.stream === false) {
         const message = "text" in reply ? { role: "assistant", content: reply.text } : { role: "assistant", content: null, tool_calls: [{ id: `call_${crypto.randomUUID().slice(0, 8)}`, type: "function", function: { name: reply.tool, arguments: JSON.stringify(reply.args) } }] };

@@ -13,6 +13,8 @@ export type Reply = { text: string } | ToolCall;
 export interface Dialect {
   write(file: string, content: string): ToolCall;
   shell(command: string): ToolCall;
+  /** `ASK <question>`: the agent's own question tool, where it has one the tests use. */
+  ask?(question: string): ToolCall;
 }
 
 /** Decide from the user's own prompts (oldest first), the newest being the instruction. */
@@ -24,6 +26,7 @@ export function decideFromPrompts(prompts: readonly string[], dialect: Dialect):
     return dialect.write(file, content.join(" "));
   }
   if (verb === "SHELL") return dialect.shell(said.slice("SHELL".length).trim());
+  if (verb === "ASK" && dialect.ask) return dialect.ask(rest.join(" "));
   if (verb === "RECALL") return { text: `history: ${prompts.slice(0, -1).join(" | ")}` };
   return { text: `echo: ${said}` };
 }
@@ -44,7 +47,7 @@ export function textOf(content: unknown): string {
 /** A model wire on 127.0.0.1 that keeps what it was asked. */
 export interface ScriptedModel {
   baseUrl: string;
-  requests: Array<{ prompts: string[]; tools: string[]; raw: string }>;
+  requests: Array<{ prompts: string[]; tools: string[]; model: string; raw: string }>;
   stop(): void;
 }
 
