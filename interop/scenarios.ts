@@ -59,6 +59,14 @@ async function answer(ctx: Ctx, id: string, req: Pending, allow: boolean): Promi
   return `decision ${allow ? "approve_once" : "deny"}`;
 }
 
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0/g, " ");
+  } catch {
+    return "";
+  }
+}
+
 const outcome = (t: Task) => `${t.status}${t.error_code ? ` ${t.error_code}` : ""}`;
 
 async function text(ctx: Ctx): Promise<string> {
@@ -122,10 +130,14 @@ async function cancel(ctx: Ctx): Promise<string> {
     if (t.status === "waiting_for_approval") asked = await answer(ctx, id, t.pending_request as Pending, true);
     check(Date.now() < until, "the shell tool never started");
   }
-  const toolPids = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
+  // The shell reports pids in its own pid namespace (Codex's sandbox has one): only pids that are
+  // this namespace's sleeps/shells are checked directly; the scan must see the sleeps either way.
+  const toolPids = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number).filter((p) => /sleep|sh/.test(cmdline(p)));
   ctx.watch.snapshot();
-  const before = ctx.watch.survivors().length;
-  check(before > 0, "the scan saw no agent process before the cancel");
+  const seen = ctx.watch.survivors();
+  const before = seen.length;
+  const sleeps = seen.filter((p) => /^sleep 30[01]/.test(p.cmd)).length;
+  check(sleeps === 2, `the scan saw ${sleeps} of the 2 tool sleeps before the cancel (${before} agent processes)`);
   const c = await ctx.chain.tool("cancel_agent_task", { task_id: id });
   check(c.status === "cancelled", `cancel answered ${String(c.status)}`);
   const left = await ctx.watch.waitGone(30_000);
@@ -133,7 +145,7 @@ async function cancel(ctx: Ctx): Promise<string> {
   check(alive.length === 0 && left.length === 0, `survivors after cancel: tool pids [${alive.join(",")}], scan [${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}]`);
   const after = (await ctx.chain.tool("get_agent_task", { task_id: id })) as Task;
   check(after.status === "cancelled", `task ${outcome(after)} after cancel`);
-  return `${asked}; ${before} process(es) before, 0 after`;
+  return `${asked}; ${before} process(es) before (both sleeps${toolPids.length === 3 ? "" : ", tool pids in another pid namespace"}), 0 after`;
 }
 
 async function continuation(ctx: Ctx): Promise<string> {

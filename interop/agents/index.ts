@@ -1,6 +1,7 @@
 // Every agent of the matrix, in the order a run takes them.
 import { claudeAgentAcp, claudeCodeAcp, claudeNative } from "./claude.ts";
+import { codexAcp, codexNative } from "./codex.ts";
 import { opencode } from "./opencode.ts";
 import type { AgentSpec } from "./types.ts";
 
-export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, claudeNative];
+export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, claudeNative, codexNative];

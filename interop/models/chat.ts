@@ -28,7 +28,7 @@ export function decideChat(messages: ChatMessage[], tools: string[], dialect: Di
     .filter((m) => m.role === "user")
     .map((m) => textOf(m.content).trim())
     .filter(isOwnPrompt);
-  return decideFromPrompts(prompts, dialect);
+  return decideFromPrompts(prompts, dialect, tools);
 }
 
 function frames(reply: Reply): string[] {

@@ -54,7 +54,7 @@ function decide(messages: Message[], tools: string[], dialect: Dialect): Reply {
   const users = messages.filter((m) => m.role === "user");
   const result = blocks(users[users.length - 1]?.content).find((b) => b.type === "tool_result");
   if (result) return toolResultReply(typeof result.content === "string" ? result.content : textOf(result.content));
-  return decideFromPrompts(userPrompts(messages), dialect);
+  return decideFromPrompts(userPrompts(messages), dialect, tools);
 }
 
 function contentFor(reply: Reply): Record<string, unknown> {

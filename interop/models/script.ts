@@ -10,23 +10,25 @@
 export type ToolCall = { tool: string; args: Record<string, unknown> };
 export type Reply = { text: string } | ToolCall;
 
+/** Each method also gets the tool names the request offered (some agents' tool sets vary by version). */
 export interface Dialect {
-  write(file: string, content: string): ToolCall;
-  shell(command: string): ToolCall;
-  /** `ASK <question>`: the agent's own question tool, where it has one the tests use. */
-  ask?(question: string): ToolCall;
+  write(file: string, content: string, tools: readonly string[]): ToolCall;
+  shell(command: string, tools: readonly string[]): ToolCall;
+  /** `ASK <question>`: the agent's own question tool; null when it is not offered (then: echo). */
+  ask?(question: string, tools: readonly string[]): ToolCall | null;
 }
 
 /** Decide from the user's own prompts (oldest first), the newest being the instruction. */
-export function decideFromPrompts(prompts: readonly string[], dialect: Dialect): Reply {
+export function decideFromPrompts(prompts: readonly string[], dialect: Dialect, tools: readonly string[] = []): Reply {
   const said = prompts[prompts.length - 1] ?? "";
   const [verb = "", ...rest] = said.split(/\s+/);
   if (verb === "WRITE") {
     const [file = "", ...content] = rest;
-    return dialect.write(file, content.join(" "));
+    return dialect.write(file, content.join(" "), tools);
   }
-  if (verb === "SHELL") return dialect.shell(said.slice("SHELL".length).trim());
-  if (verb === "ASK" && dialect.ask) return dialect.ask(rest.join(" "));
+  if (verb === "SHELL") return dialect.shell(said.slice("SHELL".length).trim(), tools);
+  const asked = verb === "ASK" && dialect.ask ? dialect.ask(rest.join(" "), tools) : null;
+  if (asked) return asked;
   if (verb === "RECALL") return { text: `history: ${prompts.slice(0, -1).join(" | ")}` };
   return { text: `echo: ${said}` };
 }
