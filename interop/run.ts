@@ -101,6 +101,7 @@ async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[])
     model.stop();
     const left = await watch.waitGone(10_000);
     if (left.length > 0) log(`${spec.name}: ${left.length} process(es) left after the run: ${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}`);
+    if (process.env.INTEROP_KEEP === "1") fs.writeFileSync(path.join(base, "model-requests.jsonl"), model.requests.map((r) => r.raw).join("\n"));
     if (process.env.INTEROP_KEEP !== "1") fs.rmSync(base, { recursive: true, force: true });
     else log(`kept ${base}`);
   }

@@ -2,6 +2,7 @@
 import { claudeAgentAcp, claudeCodeAcp, claudeNative } from "./claude.ts";
 import { codexAcp, codexNative } from "./codex.ts";
 import { opencode } from "./opencode.ts";
+import { qwen } from "./qwen.ts";
 import type { AgentSpec } from "./types.ts";
 
-export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, claudeNative, codexNative];
+export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, claudeNative, codexNative];

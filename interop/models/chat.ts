@@ -24,11 +24,21 @@ export function decideChat(messages: ChatMessage[], tools: string[], dialect: Di
   const last = messages[messages.length - 1];
   if (!last) return { text: "empty" };
   if (last.role === "tool") return toolResultReply(textOf(last.content));
-  const prompts = messages
-    .filter((m) => m.role === "user")
-    .map((m) => textOf(m.content).trim())
-    .filter(isOwnPrompt);
-  return decideFromPrompts(prompts, dialect, tools);
+  return decideFromPrompts(userPrompts(messages), dialect, tools);
+}
+
+/** The user's own prompts: each text part of a user message on its own, without the agent's <tagged> context parts. */
+export function userPrompts(messages: ChatMessage[]): string[] {
+  const out: string[] = [];
+  for (const m of messages) {
+    if (m.role !== "user") continue;
+    const parts = Array.isArray(m.content) ? (m.content as unknown[]) : [m.content];
+    for (const p of parts) {
+      const t = textOf(typeof p === "string" ? p : [p]).trim();
+      if (isOwnPrompt(t)) out.push(t);
+    }
+  }
+  return out;
 }
 
 function frames(reply: Reply): string[] {
@@ -71,7 +81,7 @@ export function startChatModel(dialect: Dialect = OPENCODE_DIALECT): ChatModel {
       const messages = Array.isArray(body.messages) ? body.messages : [];
       const tools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter((n) => n.length > 0);
       chatRequests.push({ messages, tools });
-      requests.push({ prompts: messages.filter((m) => m.role === "user").map((m) => textOf(m.content).trim()), tools, model: typeof (body as { model?: unknown }).model === "string" ? (body as { model: string }).model : "", raw });
+      requests.push({ prompts: userPrompts(messages), tools, model: typeof (body as { model?: unknown }).model === "string" ? (body as { model: string }).model : "", raw });
       const reply = decideChat(messages, tools, dialect);
       if (body.stream === false) {
         const message = "text" in reply ? { role: "assistant", content: reply.text } : { role: "assistant", content: null, tool_calls: [{ id: `call_${crypto.randomUUID().slice(0, 8)}`, type: "function", function: { name: reply.tool, arguments: JSON.stringify(reply.args) } }] };
