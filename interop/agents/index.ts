@@ -1,8 +1,9 @@
 // Every agent of the matrix, in the order a run takes them.
 import { claudeAgentAcp, claudeCodeAcp, claudeNative } from "./claude.ts";
 import { codexAcp, codexNative } from "./codex.ts";
+import { copilot } from "./copilot.ts";
 import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import type { AgentSpec } from "./types.ts";
 
-export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, claudeNative, codexNative];
+export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, copilot, claudeNative, codexNative];

@@ -2,7 +2,7 @@
 // without tools (a title or suggestion call) gets "Fixture session"; otherwise the script language
 // (script.ts) decides, with tool calls in the given dialect. Every request body is kept so a run can
 // prove what the model was shown.
-import { decideFromPrompts, isOwnPrompt, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 export interface ChatMessage {
   role: string;
@@ -34,8 +34,8 @@ export function userPrompts(messages: ChatMessage[]): string[] {
     if (m.role !== "user") continue;
     const parts = Array.isArray(m.content) ? (m.content as unknown[]) : [m.content];
     for (const p of parts) {
-      const t = textOf(typeof p === "string" ? p : [p]).trim();
-      if (isOwnPrompt(t)) out.push(t);
+      const t = ownText(textOf(typeof p === "string" ? p : [p]));
+      if (t.length > 0) out.push(t);
     }
   }
   return out;

@@ -4,7 +4,7 @@
 // entry and <system-reminder> text blocks; both are skipped when looking for the user's own
 // prompts. A request without tools (title, summaries, quota checks) gets "Fixture"; otherwise the
 // script language (script.ts) decides, with tool calls in Claude Code's dialect.
-import { decideFromPrompts, isOwnPrompt, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 interface Message {
   role: string;
@@ -44,7 +44,10 @@ export function userPrompts(messages: Message[]): string[] {
   const out: string[] = [];
   for (const m of messages) {
     if (m.role !== "user") continue;
-    for (const b of blocks(m.content)) if (b.type === "text" && typeof b.text === "string" && isOwnPrompt(b.text.trim())) out.push(b.text.trim());
+    for (const b of blocks(m.content)) {
+      const t = b.type === "text" && typeof b.text === "string" ? ownText(b.text) : "";
+      if (t.length > 0) out.push(t);
+    }
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // `codex app-server` and codex-acp through a custom model provider. The newest input item decides:
 // a tool result (function_call_output / custom_tool_call_output) gets "tool finished: ..."; otherwise
 // the script language (script.ts), in Codex's dialect, which follows the tools the request offers.
-import { decideFromPrompts, isOwnPrompt, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 interface InputItem {
   type?: string;
@@ -49,8 +49,8 @@ export const CODEX_DIALECT: Dialect = {
 export function userPrompts(input: InputItem[]): string[] {
   return input
     .filter((i) => (i.type === "message" || i.type === undefined) && i.role === "user")
-    .map((i) => textOf(i.content).trim())
-    .filter(isOwnPrompt);
+    .map((i) => ownText(textOf(i.content)))
+    .filter((t) => t.length > 0);
 }
 
 function decide(input: InputItem[], tools: string[], dialect: Dialect): Reply {

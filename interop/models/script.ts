@@ -35,8 +35,15 @@ export function decideFromPrompts(prompts: readonly string[], dialect: Dialect, 
 
 export const toolResultReply = (output: string): Reply => ({ text: `tool finished: ${output.slice(0, 200)}` });
 
-/** Prompt texts an agent adds itself (environment context, reminders) start with a tag. */
-export const isOwnPrompt = (t: string) => t.length > 0 && !t.startsWith("<");
+/**
+ * The user's own text of a prompt part, or "" when the part is only context the agent added itself
+ * (environment, reminders, dates): those come as <tag>...</tag> blocks, alone or before the text.
+ */
+export function ownText(t: string): string {
+  let rest = t.trim();
+  for (let m = /^<([A-Za-z_-]+)>[\s\S]*?<\/\1>\s*/.exec(rest); m; m = /^<([A-Za-z_-]+)>[\s\S]*?<\/\1>\s*/.exec(rest)) rest = rest.slice(m[0].length);
+  return rest.startsWith("<") ? "" : rest;
+}
 
 export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
