@@ -94,6 +94,7 @@ export function updateDoc(r: Results): void {
 
 if (import.meta.main) {
   const r = JSON.parse(fs.readFileSync(LATEST, "utf8")) as Results;
+  writeResults(r);
   updateDoc(r);
   console.log(markdown(r));
 }

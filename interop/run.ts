@@ -91,7 +91,7 @@ async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[])
       for (const s of only) {
         log(`${spec.name} × ${s} …`);
         const started = Date.now();
-        const cell = await runScenario(s, { chain, model, watch, workdir });
+        const cell = await runScenario(s, { chain, model, watch, workdir, continuationNeedsNewMinute: spec.continuationNeedsNewMinute === true && process.env.INTEROP_NO_WORKAROUNDS !== "1" });
         result.cells[s] = cell;
         log(`${spec.name} × ${s}: ${cell.result} (${((Date.now() - started) / 1000).toFixed(1)} s) ${cell.detail}`);
       }

@@ -20,6 +20,8 @@ export interface Ctx {
   model: ScriptedModel;
   watch: ProcWatch;
   workdir: string;
+  /** Wait for the next clock minute before continuing (an agent's own session/load bug). */
+  continuationNeedsNewMinute?: boolean;
 }
 
 class Fail extends Error {}
@@ -156,6 +158,12 @@ async function continuation(ctx: Ctx): Promise<string> {
   await settleProcesses(ctx);
   // A new Bridge process: nothing of the first turn survives in memory.
   await ctx.chain.stopBridge();
+  let waited = "";
+  if (ctx.continuationNeedsNewMinute) {
+    const minute = Math.floor(Date.parse(String(one.created_at)) / 60_000);
+    while (Math.floor(Date.now() / 60_000) <= minute) await Bun.sleep(500);
+    waited = " (waited for the next clock minute: the agent's session/load bug)";
+  }
   await ctx.chain.startBridge();
   const seen = ctx.model.requests.length;
   const second = await ctx.chain.submit("RECALL", { continue_from_task_id: first });
@@ -165,7 +173,7 @@ async function continuation(ctx: Ctx): Promise<string> {
   const later = ctx.model.requests.slice(seen).filter((r) => r.tools.length > 0);
   check(later.some((r) => r.raw.includes(word)), "the model was not shown the earlier turn");
   await settleProcesses(ctx);
-  return "model saw the earlier turn after a Bridge restart";
+  return `model saw the earlier turn after a Bridge restart${waited}`;
 }
 
 export const RUNNERS: Record<Scenario, (ctx: Ctx) => Promise<string>> = { text, allow, reject, cancel, continue: continuation };

@@ -2,8 +2,9 @@
 import { claudeAgentAcp, claudeCodeAcp, claudeNative } from "./claude.ts";
 import { codexAcp, codexNative } from "./codex.ts";
 import { copilot } from "./copilot.ts";
+import { gemini } from "./gemini.ts";
 import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import type { AgentSpec } from "./types.ts";
 
-export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, copilot, claudeNative, codexNative];
+export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, copilot, gemini, claudeNative, codexNative];

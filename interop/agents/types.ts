@@ -27,8 +27,12 @@ export interface AgentSpec {
   startModel(): ScriptedModel;
   /** Write config files under the HOME; return the provider env lines (KEY=VALUE). */
   configure(h: AgentHome, modelUrl: string): Record<string, string>;
-  /** Known facts the matrix should show next to a cell (documented quirks). */
-  notes?: string;
+  /**
+   * The agent's own continuation bug: its session/load only works once the clock minute of the
+   * session's creation has passed. The continuation scenario then waits for the next minute and
+   * says so in its cell.
+   */
+  continuationNeedsNewMinute?: boolean;
 }
 
 export const baseEnv = (h: AgentHome): Record<string, string> => ({
