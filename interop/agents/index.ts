@@ -1,4 +1,5 @@
 // Every agent of the matrix, in the order a run takes them.
+import { auggie } from "./auggie.ts";
 import { claudeAgentAcp, claudeCodeAcp, claudeNative } from "./claude.ts";
 import { codexAcp, codexNative } from "./codex.ts";
 import { copilot } from "./copilot.ts";
@@ -7,4 +8,4 @@ import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import type { AgentSpec } from "./types.ts";
 
-export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, copilot, gemini, claudeNative, codexNative];
+export const AGENTS: AgentSpec[] = [opencode, claudeAgentAcp, claudeCodeAcp, codexAcp, qwen, copilot, gemini, auggie, claudeNative, codexNative];
