@@ -55,8 +55,16 @@ export function merge(run: Results): Results {
   } catch {
     old = null;
   }
-  const fresh = new Set(run.agents.map((a) => a.agent));
-  return { machine: run.machine, command: "npm run interop", agents: [...(old?.agents ?? []).filter((a) => !fresh.has(a.agent)), ...run.agents] };
+  // A partial run (a few scenarios) keeps the other cells of the same agent version.
+  const agents = [...(old?.agents ?? [])];
+  for (const a of run.agents) {
+    const i = agents.findIndex((o) => o.agent === a.agent);
+    const prev = i >= 0 && agents[i]!.version === a.version ? agents[i]!.cells : {};
+    const merged = { ...a, cells: { ...prev, ...a.cells } };
+    if (i >= 0) agents[i] = merged;
+    else agents.push(merged);
+  }
+  return { machine: run.machine, command: "npm run interop", agents };
 }
 
 const LEVEL: Record<Scenario, string> = { text: "core-accepted", allow: "interaction (allow)", reject: "interaction (reject)", cancel: "cancel, zero survivors", continue: "continuation" };

@@ -48,7 +48,7 @@ function writeConfig(base: string, spec: AgentSpec, command: string, runtime: st
   ];
   const r = spec.runtime;
   if (r.kind === "acp") {
-    lines.push("[[agent.acp_profiles]]", `id = ${toml(spec.name)}`, `command = ${toml(command)}`, `args = ${toml(r.args)}`, "use_proxy = false");
+    lines.push("[[agent.acp_profiles]]", `id = ${toml(r.id)}`, `command = ${toml(command)}`, `args = ${toml(r.args)}`, "use_proxy = false");
     if (r.tmpdir_env) lines.push(`tmpdir_env = ${toml(r.tmpdir_env)}`);
     if (r.probe_timeout_seconds) lines.push(`probe_timeout_seconds = ${r.probe_timeout_seconds}`);
     if (r.shutdown_timeout_seconds) lines.push(`shutdown_timeout_seconds = ${r.shutdown_timeout_seconds}`);
@@ -61,7 +61,7 @@ function writeConfig(base: string, spec: AgentSpec, command: string, runtime: st
 }
 
 async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[]): Promise<AgentResult> {
-  const runtime = spec.runtime.kind === "acp" ? `acp-${spec.name}` : spec.runtime.kind;
+  const runtime = spec.runtime.kind === "acp" ? `acp-${spec.runtime.id}` : spec.runtime.kind;
   const result: AgentResult = { agent: spec.name, pkg: spec.pkg, version: spec.version, runtime, date: new Date().toISOString().slice(0, 10), os: `${os.platform()}-${os.arch()} ${os.release()}`, cells: {} };
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "sfs-interop-"));
   const marker = crypto.randomUUID();

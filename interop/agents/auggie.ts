@@ -12,7 +12,7 @@ export const auggie: AgentSpec = {
   pkg: "@augmentcode/auggie",
   version: "0.36.0",
   source: "cache",
-  runtime: { kind: "acp", args: ["--acp", "--permission", "save-file:ask-user", "--permission", "launch-process:ask-user"], probe_timeout_seconds: 60 },
+  runtime: { kind: "acp", id: "auggie", args: ["--acp", "--permission", "save-file:ask-user", "--permission", "launch-process:ask-user"], probe_timeout_seconds: 60 },
   command: (dir) => path.join(dir, "node_modules/.bin/auggie"),
   startModel: () => startAugmentModel(AUGGIE_DIALECT),
   configure(h, url) {

@@ -27,7 +27,7 @@ export const claudeAgentAcp: AgentSpec = {
   pkg: "@zed-industries/claude-agent-acp",
   version: "0.23.1",
   source: "cache",
-  runtime: { kind: "acp", args: [], tmpdir_env: ["CLAUDE_CODE_TMPDIR"], probe_timeout_seconds: 60 },
+  runtime: { kind: "acp", id: "claude-acp", args: [], tmpdir_env: ["CLAUDE_CODE_TMPDIR"], probe_timeout_seconds: 60 },
   command: (dir) => path.join(dir, "node_modules/.bin/claude-agent-acp"),
   startModel: () => startMessagesModel(CLAUDE_DIALECT),
   configure: claudeEnv,
@@ -39,7 +39,7 @@ export const claudeCodeAcp: AgentSpec = {
   version: "0.16.2",
   source: "cache",
   // It ignores stdin EOF: a short grace before serverfs stops its tree.
-  runtime: { kind: "acp", args: [], tmpdir_env: ["CLAUDE_CODE_TMPDIR"], probe_timeout_seconds: 60, shutdown_timeout_seconds: 2 },
+  runtime: { kind: "acp", id: "claude-code-acp", args: [], tmpdir_env: ["CLAUDE_CODE_TMPDIR"], probe_timeout_seconds: 60, shutdown_timeout_seconds: 2 },
   command: (dir) => path.join(dir, "node_modules/.bin/claude-code-acp"),
   startModel: () => startMessagesModel(CLAUDE_DIALECT),
   configure: claudeEnv,

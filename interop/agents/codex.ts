@@ -51,7 +51,7 @@ export const codexAcp: AgentSpec = {
   version: "0.16.0",
   source: "cache",
   // It ignores stdin EOF: a short grace before serverfs stops its tree.
-  runtime: { kind: "acp", args: [], shutdown_timeout_seconds: 2 },
+  runtime: { kind: "acp", id: "codex-acp", args: [], shutdown_timeout_seconds: 2 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"),
   startModel: () => startResponsesModel(CODEX_DIALECT),

@@ -18,7 +18,7 @@ export const copilot: AgentSpec = {
   pkg: "@github/copilot",
   version: "1.0.102",
   source: "cache",
-  runtime: { kind: "acp", args: ["--acp"], probe_timeout_seconds: 120 },
+  runtime: { kind: "acp", id: "copilot", args: ["--acp"], probe_timeout_seconds: 120 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/@github/copilot-linux-x64/copilot"),
   startModel: () => startChatModel(COPILOT_DIALECT),

@@ -18,7 +18,7 @@ export const gemini: AgentSpec = {
   pkg: "@google/gemini-cli",
   version: "0.61.0",
   source: "cache",
-  runtime: { kind: "acp", args: ["--acp"], probe_timeout_seconds: 60 },
+  runtime: { kind: "acp", id: "gemini", args: ["--acp"], probe_timeout_seconds: 60 },
   command: (dir) => path.join(dir, "node_modules/.bin/gemini"),
   startModel: () => startGeminiModel(GEMINI_DIALECT),
   // Its session/load fails when the load happens in the clock minute the session was created in.

@@ -10,7 +10,7 @@ export const opencode: AgentSpec = {
   pkg: "opencode-ai",
   version: "1.18.33",
   source: "cache",
-  runtime: { kind: "acp", args: ["acp"], probe_timeout_seconds: 60 },
+  runtime: { kind: "acp", id: "opencode", args: ["acp"], probe_timeout_seconds: 60 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/opencode-linux-x64/bin/opencode"),
   startModel: () => startChatModel(OPENCODE_DIALECT),

@@ -18,7 +18,7 @@ export const qwen: AgentSpec = {
   pkg: "@qwen-code/qwen-code",
   version: "0.24.4",
   source: "cache",
-  runtime: { kind: "acp", args: ["--acp", "--auth-type=openai"], probe_timeout_seconds: 60 },
+  runtime: { kind: "acp", id: "qwen", args: ["--acp", "--auth-type=openai"], probe_timeout_seconds: 60 },
   command: (dir) => path.join(dir, "node_modules/.bin/qwen"),
   startModel: () => startChatModel(GEMINI_FAMILY_DIALECT),
   configure(h, url) {

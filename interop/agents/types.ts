@@ -20,8 +20,8 @@ export interface AgentSpec {
   version: string;
   /** "cache": installed by the suite; "dev": the repository's own pinned dev dependency. */
   source: "cache" | "dev";
-  /** The serverfs runtime: an ACP profile (id = name) or a native runtime. */
-  runtime: { kind: "acp"; args: string[]; tmpdir_env?: string[]; probe_timeout_seconds?: number; shutdown_timeout_seconds?: number } | { kind: "codex" | "claude" };
+  /** The serverfs runtime: an ACP profile (its id, as docs/acp-profiles.md names it) or a native runtime. */
+  runtime: { kind: "acp"; id: string; args: string[]; tmpdir_env?: string[]; probe_timeout_seconds?: number; shutdown_timeout_seconds?: number } | { kind: "codex" | "claude" };
   /** The executable, given the package's install dir. */
   command(dir: string): string;
   startModel(): ScriptedModel;
