@@ -82,3 +82,29 @@ export class ProcWatch {
     return left;
   }
 }
+
+/**
+ * The scan must be able to fail: a marked process, and an unmarked child of it, are seen while they
+ * run and reported gone once killed. Run before any agent, so a broken scan cannot pass a cell.
+ */
+export async function selfCheck(): Promise<void> {
+  const marker = crypto.randomUUID();
+  const watch = new ProcWatch(marker);
+  const parent = Bun.spawn(["sh", "-c", "env -u INTEROP_MARK sleep 120 & wait"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", INTEROP_MARK: marker }, stdout: "ignore", stderr: "ignore" });
+  try {
+    let seen: Seen[] = [];
+    for (let i = 0; i < 50 && seen.length < 2; i++) {
+      await Bun.sleep(50);
+      watch.snapshot();
+      seen = watch.survivors();
+    }
+    if (!seen.some((p) => p.cmd.startsWith("sleep 120"))) throw new Error(`the /proc scan does not see an unmarked child of a marked process (saw ${seen.map((p) => p.cmd).join("; ")})`);
+    const child = seen.find((p) => p.cmd.startsWith("sleep 120"))!;
+    process.kill(parent.pid, "SIGKILL");
+    process.kill(child.pid, "SIGKILL");
+    const left = await watch.waitGone(5_000);
+    if (left.length > 0) throw new Error("the /proc scan still reports killed processes");
+  } finally {
+    parent.kill("SIGKILL");
+  }
+}

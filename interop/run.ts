@@ -10,7 +10,7 @@ import { AGENTS } from "./agents/index.ts";
 import type { AgentSpec } from "./agents/types.ts";
 import { Chain } from "./chain.ts";
 import { ensureInstalled } from "./install.ts";
-import { ProcWatch } from "./procscan.ts";
+import { ProcWatch, selfCheck } from "./procscan.ts";
 import { failures, markdown, merge, updateDoc, writeResults, type AgentResult } from "./report.ts";
 import { runScenario, SCENARIOS, type Scenario } from "./scenarios.ts";
 
@@ -121,6 +121,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const chosen = args.length > 0 ? AGENTS.filter((a) => args.includes(a.name)) : AGENTS;
+  await selfCheck();
   const bin = await serverfsBinary();
   const agents: AgentResult[] = [];
   for (const spec of chosen) agents.push(await runAgent(spec, bin, scen));

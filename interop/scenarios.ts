@@ -69,7 +69,7 @@ function cmdline(pid: number): string {
   }
 }
 
-const outcome = (t: Task) => `${t.status}${t.error_code ? ` ${t.error_code}` : ""}`;
+const outcome = (t: Task) => `${t.status}${t.error_code ? ` ${t.error_code}` : ""}${t.error_message ? ` (${String(t.error_message).slice(0, 120)})` : ""}`;
 
 async function text(ctx: Ctx): Promise<string> {
   const id = await ctx.chain.submit("hello interop");
