@@ -71,13 +71,23 @@ function cmdline(pid: number): string {
 
 const outcome = (t: Task) => `${t.status}${t.error_code ? ` ${t.error_code}` : ""}${t.error_message ? ` (${String(t.error_message).slice(0, 120)})` : ""}`;
 
+/** What the measured runtime says about model choice (a documented per-agent quirk). */
+async function modelFacts(ctx: Ctx): Promise<string> {
+  const runtimes = (await ctx.chain.tool("list_agent_runtimes", {})).runtimes as Array<Record<string, unknown>>;
+  const info = runtimes.find((r) => r.name === ctx.chain.runtime) ?? {};
+  const r = await ctx.chain.raw("list_agent_models", { runtime: ctx.chain.runtime });
+  const sc = (r.structuredContent ?? {}) as { status?: string; models?: unknown[]; code?: string };
+  const models = r.isError ? `list_agent_models ${sc.code}` : `list_agent_models ${sc.status}, ${sc.models?.length ?? 0} model(s)`;
+  return `capability_state ${String(info.capability_state)}, model_override ${String(info.model_override)}, ${models}`;
+}
+
 async function text(ctx: Ctx): Promise<string> {
   const id = await ctx.chain.submit("hello interop");
   const done = await ctx.chain.terminal(id);
   check(done.status === "succeeded", `task ${outcome(done)}`);
   check(String(done.final_response ?? "").includes("echo: hello interop"), `final_response ${JSON.stringify(done.final_response)}`);
   await settleProcesses(ctx);
-  return "echo received";
+  return `echo received; ${await modelFacts(ctx)}`;
 }
 
 async function allow(ctx: Ctx): Promise<string> {
