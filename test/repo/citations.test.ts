@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 
 const REPO = path.resolve(import.meta.dir, "../..");
-const SCANNED = ["src", "platform", "test", "docs", "bench", "build", ".ci", "README.md"];
+const SCANNED = ["src", "platform", "test", "docs", "bench", "build", "interop", ".ci", "README.md"];
 const SKIP_DIRS = new Set(["node_modules", "dist", ".git"]);
 
 const SECTION = "\u00a7";

@@ -1,0 +1,35 @@
+// OpenCode over ACP: its whole config inline in OPENCODE_CONFIG_CONTENT, an OpenAI-compatible
+// provider at the scripted Chat Completions endpoint, and `permission: ask` so it asks before it
+// edits or runs a command (its default allows both).
+import path from "node:path";
+import { OPENCODE_DIALECT, startChatModel } from "../models/chat.ts";
+import { baseEnv, type AgentSpec } from "./types.ts";
+
+export const opencode: AgentSpec = {
+  name: "opencode",
+  pkg: "opencode-ai",
+  version: "1.18.33",
+  source: "cache",
+  runtime: { kind: "acp", id: "opencode", args: ["acp"], probe_timeout_seconds: 60 },
+  // The npm wrapper spawnSyncs the platform binary; run the binary itself.
+  command: (dir) => path.join(dir, "node_modules/opencode-linux-x64/bin/opencode"),
+  startModel: () => startChatModel(OPENCODE_DIALECT),
+  configure(h, url) {
+    const config = {
+      provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL: `${url}/v1`, apiKey: "fake-key" }, models: { "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 128000, output: 4096 } } } } },
+      model: "fake/fake-model",
+      small_model: "fake/fake-model",
+      autoupdate: false,
+      share: "disabled",
+      permission: { edit: "ask", bash: "ask" },
+    };
+    return {
+      ...baseEnv(h),
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    };
+  },
+};
