@@ -42,3 +42,13 @@ export async function openServe(bin: string, toml: string, cwd: string, clientNa
     close: () => client.close(),
   };
 }
+
+/** A serve config exposing `root` read-only as workdir `alias`, with the given [limits], in `dir`. */
+export function writeServeConfig(dir: string, alias: string, root: string, limits: Record<string, number>): string {
+  const toml = `${dir}/serverfs.toml`;
+  const lim = Object.entries(limits)
+    .map(([k, v]) => `${k} = ${v}\n`)
+    .join("");
+  fs.writeFileSync(toml, `[limits]\n${lim}\n[[workdirs]]\nalias = ${JSON.stringify(alias)}\npath = ${JSON.stringify(root)}\nread_only = true\n`);
+  return toml;
+}

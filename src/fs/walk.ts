@@ -3,6 +3,7 @@
 // checked, no symlink followed). The error rules are the walk's contract: the walk root's own
 // failure is the caller's error, descriptor exhaustion anywhere is RESOURCE_EXHAUSTED, and a
 // sub-directory that vanished or changed type mid-walk is skipped.
+import { edenGC } from "bun:jsc";
 import { errnoCode } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
 import { fail, openFailure } from "./fail.ts";
@@ -86,9 +87,12 @@ export function entryKind(ws: Workspace, dirFd: number, e: DirEntryInfo): "file"
 
 const YIELD_EVERY_MS = 25;
 /**
- * Ticks between collection hints. Each entry walked leaves short-lived garbage (paths, stat
- * results), and the collector, which runs by allocation volume relative to the heap, let a walk
- * of 200 000 entries lift serve's RSS by ~20 MB before it ran; small walks never pay for a hint.
+ * Ticks between young-generation collections. Each entry walked leaves short-lived garbage (names,
+ * paths, entry records), and the collector, which runs by allocation volume relative to the heap,
+ * let a walk of 200 000 entries lift serve's RSS by ~30 MB before it ran. A full collection
+ * (Bun.gc(true)) here cost find_files about half its time in serve, whose heap is large (it
+ * marks everything live each time); an eden collection only visits what was allocated since the
+ * last one, which is what a walk produces, and keeps the same bound for a few percent.
  */
 const GC_HINT_TICKS = 8_192;
 /** Matcher work (glob steps) after which the clock is read whatever the entry count. */
@@ -128,7 +132,7 @@ export class WalkClock {
   tick(): boolean {
     if (++this.sinceGc === GC_HINT_TICKS) {
       this.sinceGc = 0;
-      Bun.gc(true);
+      edenGC();
     }
     if (--this.countdown > 0 && globWork.steps - this.stepsAt < STEP_BUDGET) return false;
     return this.due();
