@@ -1,0 +1,78 @@
+// One batch of search_text's files, scanned the same way on the main thread and in the search
+// worker: each file is opened relative to a directory descriptor the main thread opened and
+// verified (never by a path from the root), with no symlink followed, then fstat'ed and scanned.
+// The batch is the unit of work handed to the worker, so messaging costs per batch, not per file.
+
+import fs from "node:fs";
+import { errnoCode, ServerfsError } from "../errors.ts";
+import type { Pace, Scanner, SearchMatch } from "./scan.ts";
+
+/** Files of one directory in a batch; `prefix` is the directory's workdir-relative path ("" at the root). */
+export interface BatchGroup {
+  dirFd: number;
+  /** Open with RESOLVE_NO_XDEV (the directory is in a cross_mounts = false workdir). */
+  noXdev: boolean;
+  prefix: string;
+  names: string[];
+}
+
+/** What every batch of one search shares. `want` is limit + 1: no batch needs more matches than that. */
+export interface BatchParams {
+  maxFile: number;
+  refuseHardlinked: boolean;
+  want: number;
+}
+
+export interface BatchResult {
+  matches: SearchMatch[];
+  /** A file could not be opened for lack of descriptors: the search fails with RESOURCE_EXHAUSTED. */
+  exhausted: boolean;
+}
+
+/** Opens `name` below the held `dirFd` for reading, confined (kernel-checked), no symlink followed. */
+export type OpenChild = (dirFd: number, name: string, noXdev: boolean) => number;
+
+/**
+ * Scan a batch in order. A file's matches are taken whole and the batch ends once it holds
+ * `want` (later files could not make the answer), so concatenating batch results in walk order
+ * and cutting at `want` gives exactly what one sequential scan gives. `pace.tick()` runs before
+ * every file (and the scanner calls it after every buffer), so a deadline or a cancel stops a
+ * batch of large files promptly.
+ */
+export async function scanBatch(groups: BatchGroup[], scanner: Scanner, p: BatchParams, open: OpenChild, close: (fd: number) => void, pace: Pace): Promise<BatchResult> {
+  const matches: SearchMatch[] = [];
+  for (const g of groups) {
+    for (const name of g.names) {
+      if (pace.tick()) await pace.pause();
+      let fd: number;
+      try {
+        fd = open(g.dirFd, name, g.noXdev);
+      } catch (err) {
+        const code = errnoCode(err);
+        if (code === "EMFILE" || code === "ENFILE") return { matches, exhausted: true };
+        continue; // vanished, became a symlink, unreadable, a mount point: not searchable
+      }
+      try {
+        const st = fs.fstatSync(fd);
+        if (!st.isFile() || st.size > p.maxFile || (p.refuseHardlinked && st.nlink > 1)) continue;
+        const path = g.prefix === "" ? name : `${g.prefix}/${name}`;
+        const scanned = scanner.scanFile(fd, st.size, path, p.want - matches.length, pace);
+        const found = Array.isArray(scanned) ? scanned : await scanned;
+        for (const m of found) {
+          const { lineEndAbs: _drop, ...match } = m;
+          matches.push(match);
+        }
+      } catch (err) {
+        if (err instanceof ServerfsError || err instanceof BatchCancelled) throw err;
+        continue; // a read error on one file does not fail the search
+      } finally {
+        close(fd);
+      }
+      if (matches.length >= p.want) return { matches, exhausted: false };
+    }
+  }
+  return { matches, exhausted: false };
+}
+
+/** Thrown by the worker's Pace once the main thread cancelled the search (deadline, cancel, enough matches). */
+export class BatchCancelled extends Error {}

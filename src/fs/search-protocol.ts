@@ -1,0 +1,20 @@
+// Messages and shared-memory layout between search-pool.ts (main thread) and search-worker.ts.
+import type { SearchMatch } from "./scan.ts";
+import type { BatchGroup, BatchParams } from "./search-batch.ts";
+
+/** Searches that may use the worker at once (a slot each); more run on the main thread alone. */
+export const SLOTS = 32;
+/** Int32 words of the shared buffer: [0, SLOTS) the id of a search cancelled in that slot; [DONE_BASE, +SLOTS) batches the worker finished per slot. */
+export const DONE_BASE = SLOTS;
+export const SHARED_WORDS = 2 * SLOTS;
+
+export type ToWorker =
+  | { type: "init"; sab: SharedArrayBuffer }
+  | { type: "batch"; id: number; slot: number; seq: number; query: string; caseSensitive: boolean; params: BatchParams; groups: BatchGroup[] }
+  | { type: "end"; id: number };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "done"; id: number; seq: number; matches: SearchMatch[]; exhausted: boolean }
+  | { type: "cancelled"; id: number; seq: number }
+  | { type: "failed"; id: number; seq: number };

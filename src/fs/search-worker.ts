@@ -1,0 +1,77 @@
+// The search worker's entry point (started lazily by search-pool.ts; a separate entry point of
+// the compiled executable, build/compile.ts). It receives batches of (directory descriptor, file
+// names) that the main thread opened and verified, opens each file below its descriptor with
+// openat2 (RESOLVE_BENEATH, no symlinks, RESOLVE_NO_XDEV where the workdir asks for it), scans it
+// with the same Scanner as the main thread and answers with the batch's matches only. It never
+// closes a directory descriptor: the main thread does, once the batch's answer arrived.
+// Cancellation arrives through shared memory (a message would wait behind the batch being
+// scanned): the Pace checks it before every file and after every buffer.
+
+import { close } from "../../platform/fs/linux.ts";
+import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
+import { Scanner, type Pace } from "./scan.ts";
+import { BatchCancelled, scanBatch, type BatchGroup, type BatchParams } from "./search-batch.ts";
+import { DONE_BASE, type ToWorker, type FromWorker } from "./search-protocol.ts";
+
+declare const self: Worker;
+
+let flags: Int32Array | null = null;
+const scanners = new Map<number, Scanner>();
+const queue: Extract<ToWorker, { type: "batch" }>[] = [];
+let running = false;
+
+function reply(m: FromWorker): void {
+  self.postMessage(m);
+}
+
+class SharedPace implements Pace {
+  constructor(
+    private readonly id: number,
+    private readonly slot: number,
+  ) {}
+  tick(): boolean {
+    if (Atomics.load(flags as Int32Array, this.slot) === this.id) throw new BatchCancelled();
+    return false;
+  }
+  async pause(): Promise<void> {}
+}
+
+async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
+  const f = flags as Int32Array;
+  try {
+    let scanner = scanners.get(b.id);
+    if (scanner === undefined) {
+      scanner = new Scanner(b.query, b.caseSensitive);
+      scanners.set(b.id, scanner);
+    }
+    const r = await scanBatch(b.groups as BatchGroup[], scanner, b.params as BatchParams, openReadBeneath, close, new SharedPace(b.id, b.slot));
+    Atomics.add(f, DONE_BASE + b.slot, 1);
+    reply({ type: "done", id: b.id, seq: b.seq, matches: r.matches, exhausted: r.exhausted });
+  } catch (err) {
+    Atomics.add(f, DONE_BASE + b.slot, 1);
+    if (err instanceof BatchCancelled) reply({ type: "cancelled", id: b.id, seq: b.seq });
+    else reply({ type: "failed", id: b.id, seq: b.seq });
+  }
+}
+
+async function drain(): Promise<void> {
+  running = true;
+  try {
+    for (let b = queue.shift(); b !== undefined; b = queue.shift()) await run(b);
+  } finally {
+    running = false;
+  }
+}
+
+self.onmessage = (e: MessageEvent<ToWorker>) => {
+  const m = e.data;
+  if (m.type === "init") {
+    flags = new Int32Array(m.sab);
+    reply({ type: "ready" });
+  } else if (m.type === "batch") {
+    queue.push(m);
+    if (!running) void drain();
+  } else if (m.type === "end") {
+    scanners.delete(m.id);
+  }
+};
