@@ -10,6 +10,7 @@
 // and keeps open until the batch is answered or the thread is gone, so a descriptor number the
 // worker holds can never be closed and reused under it.
 
+import fs from "node:fs";
 import { hasOpenat2 } from "../../platform/fs/linux.ts";
 import { IS_LINUX } from "../../platform/os.ts";
 import type { BatchGroup, BatchParams, BatchResult } from "./search-batch.ts";
@@ -21,6 +22,21 @@ export class WorkerGone extends Error {}
 interface Pending {
   resolve: (r: BatchResult | null) => void;
   reject: (e: Error) => void;
+}
+
+/** Descriptors that must be free before a worker thread is started (it takes a few itself). */
+const START_HEADROOM = 32;
+
+function descriptorHeadroom(n: number): boolean {
+  const fds: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) fds.push(fs.openSync("/dev/null", "r"));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    for (const fd of fds) fs.closeSync(fd);
+  }
 }
 
 /** Batches the worker may hold at once per search: one being scanned, one waiting, so it never idles. */
@@ -36,6 +52,9 @@ class SearchPool {
   private readonly free: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private readonly pending = new Map<string, Pending>();
   private nextId = 1;
+  /** Batches the worker answered (done, cancelled), for tests and benchmarks. */
+  readonly answered = { done: 0, cancelled: 0 };
+  private readyWaiters: ((up: boolean) => void)[] = [];
   /** Resolved whenever the current thread has ended (for kill()). */
   private gone: Promise<void> = Promise.resolve();
 
@@ -78,7 +97,33 @@ class SearchPool {
     await gone;
   }
 
+  /** Start the worker if it is not running and wait until it takes batches; false if it cannot run here. */
+  whenReady(): Promise<boolean> {
+    if (this.ready) return Promise.resolve(true);
+    if (this.broken || (this.worker === null && !this.start())) return Promise.resolve(false);
+    return new Promise((r) => this.readyWaiters.push(r));
+  }
+
+  /** Tests: the worker dies on its next batch. */
+  crashNext(): void {
+    void this.send({ type: "crash-next" }, null).catch(() => {});
+  }
+
+  /** Tests: the worker stays busy on its next batch until that search is cancelled. */
+  stallNext(): void {
+    void this.send({ type: "stall-next" }, null).catch(() => {});
+  }
+
+  /** Batches handed to the worker and not answered yet. */
+  inFlight(): number {
+    return this.pending.size;
+  }
+
   private start(): boolean {
+    // A new thread needs descriptors of its own (its event loop), and Bun ends the whole process
+    // if it cannot get them: with the table nearly full, this search stays on the main thread
+    // (which then reports RESOURCE_EXHAUSTED itself) and a later one tries again.
+    if (!descriptorHeadroom(START_HEADROOM)) return false;
     let w: Worker;
     try {
       w = new Worker(workerUrl());
@@ -94,14 +139,20 @@ class SearchPool {
       const m = e.data;
       if (m.type === "ready") {
         this.ready = true;
+        for (const r of this.readyWaiters.splice(0)) r(true);
         return;
       }
       const key = `${m.id}:${m.seq}`;
       const p = this.pending.get(key);
       if (p === undefined) return;
       this.pending.delete(key);
-      if (m.type === "done") p.resolve({ matches: m.matches, exhausted: m.exhausted });
-      else if (m.type === "cancelled") p.resolve(null);
+      if (m.type === "done") {
+        this.answered.done++;
+        p.resolve({ matches: m.matches, exhausted: m.exhausted });
+      } else if (m.type === "cancelled") {
+        this.answered.cancelled++;
+        p.resolve(null);
+      }
       else p.reject(new WorkerGone());
     };
     // An uncaught error ends the worker; "close" follows once the thread has really stopped,
@@ -118,6 +169,7 @@ class SearchPool {
       const all = [...this.pending.values()];
       this.pending.clear();
       for (const p of all) p.reject(new WorkerGone());
+      for (const r of this.readyWaiters.splice(0)) r(false);
       ended();
     });
     w.unref();
@@ -154,6 +206,7 @@ export class PoolSession {
   /** The worker skips this search's remaining work: checked before every file and after every buffer. */
   cancel(): void {
     Atomics.store(this.pool.flags, this.slot, this.id);
+    Atomics.notify(this.pool.flags, this.slot);
   }
 
   /** After every batch is settled: free the slot and the worker's scanner for this search. */
@@ -186,12 +239,20 @@ let pool: SearchPool | null = null;
 
 /** The process's search worker pool, or null where searches stay on the main thread (not Linux, no openat2). */
 export function searchPool(): SearchPool | null {
+  // (pool.begin() starts the worker lazily: nothing here runs before the first search)
   if (!IS_LINUX || !hasOpenat2()) return null;
   pool ??= new SearchPool();
   return pool;
 }
 
-/** Tests: end the current worker thread (as a crash would), or null if none is running. */
-export function killSearchWorker(): Promise<void> {
-  return pool?.kill() ?? Promise.resolve();
+let enabled = true;
+
+/** Tests: run searches on the main thread alone (false) or with the worker (true, the default). */
+export function setSearchWorkerEnabled(on: boolean): void {
+  enabled = on;
+}
+
+/** The pool searches may use now: null while disabled. */
+export function activeSearchPool(): SearchPool | null {
+  return enabled ? searchPool() : null;
 }

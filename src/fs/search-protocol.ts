@@ -11,7 +11,11 @@ export const SHARED_WORDS = 2 * SLOTS;
 export type ToWorker =
   | { type: "init"; sab: SharedArrayBuffer }
   | { type: "batch"; id: number; slot: number; seq: number; query: string; caseSensitive: boolean; params: BatchParams; groups: BatchGroup[] }
-  | { type: "end"; id: number };
+  | { type: "end"; id: number }
+  /** Tests: die (an uncaught error) on the next batch instead of answering it. */
+  | { type: "crash-next" }
+  /** Tests: on the next batch, stay busy (as with a huge file) until that search is cancelled. */
+  | { type: "stall-next" };
 
 export type FromWorker =
   | { type: "ready" }

@@ -19,6 +19,8 @@ let flags: Int32Array | null = null;
 const scanners = new Map<number, Scanner>();
 const queue: Extract<ToWorker, { type: "batch" }>[] = [];
 let running = false;
+let crashNext = false;
+let stallNext = false;
 
 function reply(m: FromWorker): void {
   self.postMessage(m);
@@ -38,6 +40,16 @@ class SharedPace implements Pace {
 
 async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
   const f = flags as Int32Array;
+  if (crashNext) {
+    setTimeout(() => {
+      throw new Error("search worker crash requested");
+    });
+    await new Promise(() => {}); // never answers: the thread ends first
+  }
+  if (stallNext) {
+    stallNext = false;
+    while (Atomics.load(f, b.slot) !== b.id) Atomics.wait(f, b.slot, Atomics.load(f, b.slot), 50);
+  }
   try {
     let scanner = scanners.get(b.id);
     if (scanner === undefined) {
@@ -73,5 +85,9 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     if (!running) void drain();
   } else if (m.type === "end") {
     scanners.delete(m.id);
+  } else if (m.type === "crash-next") {
+    crashNext = true;
+  } else if (m.type === "stall-next") {
+    stallNext = true;
   }
 };

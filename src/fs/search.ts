@@ -28,7 +28,7 @@ import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
 import { Scanner, type SearchMatch } from "./scan.ts";
 import { scanBatch, type BatchGroup, type BatchParams, type BatchResult } from "./search-batch.ts";
-import { searchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
+import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 import { isConfined } from "../../platform/fs/resolve-linux.ts";
 
@@ -116,7 +116,7 @@ class SearchRun {
     // refuse_hardlinked_reads: such files are skipped, like unreadable ones
     this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };
     this.scanner = new Scanner(args.query, args.caseSensitive);
-    this.session = searchPool()?.begin(args.query, args.caseSensitive, this.params) ?? null;
+    this.session = activeSearchPool()?.begin(args.query, args.caseSensitive, this.params) ?? null;
   }
 
   async walk(): Promise<void> {
