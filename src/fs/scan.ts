@@ -13,7 +13,7 @@ export interface SearchMatch {
 }
 
 const BLOCK = 64 * 1024;
-const BUFFER_BYTES = 1024 * 1024;
+export const BUFFER_BYTES = 1024 * 1024;
 const TEXT_CAP = 2048;
 const FOLD_SLICE = 64 * 1024;
 const GC_HINT_CHARS = 4 * 1024 * 1024;
@@ -115,7 +115,6 @@ export class Utf8Pieces {
 }
 
 export class Scanner {
-  readonly buf = Buffer.allocUnsafe(BUFFER_BYTES);
   private readonly needle: Buffer;
   private readonly folded: string;
   /** The folded query as bytes when it is pure ASCII (enables the lowercase fast path). */
@@ -126,6 +125,8 @@ export class Scanner {
   constructor(
     readonly query: string,
     readonly caseSensitive: boolean,
+    /** The read buffer; a thread that runs one scan at a time (the search worker) shares one among its scanners. */
+    readonly buf: Buffer = Buffer.allocUnsafe(BUFFER_BYTES),
   ) {
     this.needle = Buffer.from(query, "utf8");
     this.folded = fold(query);

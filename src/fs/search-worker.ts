@@ -7,9 +7,10 @@
 // Cancellation arrives through shared memory (a message would wait behind the batch being
 // scanned): the Pace checks it before every file and after every buffer.
 
+import { edenGC } from "bun:jsc";
 import { close } from "../../platform/fs/linux.ts";
 import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
-import { Scanner, type Pace } from "./scan.ts";
+import { BUFFER_BYTES, Scanner, type Pace } from "./scan.ts";
 import { BatchCancelled, scanBatch, type BatchGroup, type BatchParams } from "./search-batch.ts";
 import { DONE_BASE, type ToWorker, type FromWorker } from "./search-protocol.ts";
 
@@ -17,6 +18,9 @@ declare const self: Worker;
 
 let flags: Int32Array | null = null;
 const scanners = new Map<number, Scanner>();
+// One read buffer for every search: batches run one at a time here, and a scan never keeps
+// bytes in it from one file to the next.
+const shared = Buffer.allocUnsafe(BUFFER_BYTES);
 const queue: Extract<ToWorker, { type: "batch" }>[] = [];
 let running = false;
 let crashNext = false;
@@ -53,7 +57,7 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
   try {
     let scanner = scanners.get(b.id);
     if (scanner === undefined) {
-      scanner = new Scanner(b.query, b.caseSensitive);
+      scanner = new Scanner(b.query, b.caseSensitive, shared);
       scanners.set(b.id, scanner);
     }
     const r = await scanBatch(b.groups as BatchGroup[], scanner, b.params as BatchParams, openReadBeneath, close, new SharedPace(b.id, b.slot));
@@ -85,6 +89,9 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     if (!running) void drain();
   } else if (m.type === "end") {
     scanners.delete(m.id);
+    // a search leaves its garbage here (stat results, paths, messages): collect it young, so
+    // this thread's heap does not grow from search to search before its collector decides to run
+    edenGC();
   } else if (m.type === "crash-next") {
     crashNext = true;
   } else if (m.type === "stall-next") {
