@@ -14,7 +14,7 @@ import fs from "node:fs";
 import { hasOpenat2 } from "../../platform/fs/linux.ts";
 import { IS_LINUX } from "../../platform/os.ts";
 import type { BatchGroup, BatchParams, BatchResult } from "./search-batch.ts";
-import { DONE_BASE, SHARED_WORDS, SLOTS, type FromWorker, type ToWorker } from "./search-protocol.ts";
+import { DONE_BASE, READY, SHARED_WORDS, SLOTS, type FromWorker, type ToWorker } from "./search-protocol.ts";
 
 /** The worker thread ended (crashed or was terminated) before it answered a batch. */
 export class WorkerGone extends Error {}
@@ -67,8 +67,9 @@ class SearchPool {
     return new PoolSession(this, this.nextId++, slot, query, caseSensitive, params);
   }
 
+  /** The worker takes batches: known from shared memory as soon as it is up, before its "ready" message is read. */
   isReady(): boolean {
-    return this.ready;
+    return this.worker !== null && Atomics.load(this.flags, READY) === 1;
   }
 
   send(m: ToWorker, key: string | null): Promise<BatchResult | null> {
@@ -133,6 +134,7 @@ class SearchPool {
     }
     this.worker = w;
     this.ready = false;
+    Atomics.store(this.flags, READY, 0);
     let ended!: () => void;
     this.gone = new Promise<void>((r) => (ended = r));
     w.onmessage = (e: MessageEvent<FromWorker>) => {
@@ -165,6 +167,7 @@ class SearchPool {
       if (this.worker === w) {
         this.worker = null;
         this.ready = false;
+        Atomics.store(this.flags, READY, 0);
       }
       const all = [...this.pending.values()];
       this.pending.clear();

@@ -4,9 +4,11 @@ import type { BatchGroup, BatchParams } from "./search-batch.ts";
 
 /** Searches that may use the worker at once (a slot each); more run on the main thread alone. */
 export const SLOTS = 32;
-/** Int32 words of the shared buffer: [0, SLOTS) the id of a search cancelled in that slot; [DONE_BASE, +SLOTS) batches the worker finished per slot. */
+/** Int32 words of the shared buffer: [0, SLOTS) the id of a search cancelled in that slot; [DONE_BASE, +SLOTS) batches the worker finished per slot; READY. */
 export const DONE_BASE = SLOTS;
-export const SHARED_WORDS = 2 * SLOTS;
+/** Set to 1 by the worker once it takes batches: read without waiting for its "ready" message. */
+export const READY = 2 * SLOTS;
+export const SHARED_WORDS = 2 * SLOTS + 1;
 
 export type ToWorker =
   | { type: "init"; sab: SharedArrayBuffer }

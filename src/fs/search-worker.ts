@@ -12,7 +12,7 @@ import { close } from "../../platform/fs/linux.ts";
 import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
 import { BUFFER_BYTES, Scanner, type Pace } from "./scan.ts";
 import { BatchCancelled, scanBatch, type BatchGroup, type BatchParams } from "./search-batch.ts";
-import { DONE_BASE, type ToWorker, type FromWorker } from "./search-protocol.ts";
+import { DONE_BASE, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
 
 declare const self: Worker;
 
@@ -83,6 +83,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === "init") {
     flags = new Int32Array(m.sab);
+    Atomics.store(flags, READY, 1);
     reply({ type: "ready" });
   } else if (m.type === "batch") {
     queue.push(m);
