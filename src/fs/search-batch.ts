@@ -55,12 +55,16 @@ export async function scanBatch(groups: BatchGroup[], scanner: Scanner, p: Batch
       try {
         const st = fs.fstatSync(fd);
         if (!st.isFile() || st.size > p.maxFile || (p.refuseHardlinked && st.nlink > 1)) continue;
-        const path = g.prefix === "" ? name : `${g.prefix}/${name}`;
-        const scanned = scanner.scanFile(fd, st.size, path, p.want - matches.length, pace);
+        // the path is built only for a file that matched: most files of a big search do not
+        const scanned = scanner.scanFile(fd, st.size, "", p.want - matches.length, pace);
         const found = Array.isArray(scanned) ? scanned : await scanned;
-        for (const m of found) {
-          const { lineEndAbs: _drop, ...match } = m;
-          matches.push(match);
+        if (found.length > 0) {
+          const path = g.prefix === "" ? name : `${g.prefix}/${name}`;
+          for (const m of found) {
+            const { lineEndAbs: _drop, ...match } = m;
+            match.path = path;
+            matches.push(match);
+          }
         }
       } catch (err) {
         if (err instanceof ServerfsError || err instanceof BatchCancelled) throw err;

@@ -276,6 +276,7 @@ class SearchRun {
   }
 
   private throwFailure(): void {
-    if (this.failure !== null) throw this.failure;
+    // once the answer is complete, a later batch's failure (the worker dying meanwhile) cannot change it
+    if (this.failure !== null && !this.stopped) throw this.failure;
   }
 }
