@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { machineLine } from "../lib/machine.ts";
-import { openServe, vmHwmKiB, writeServeConfig, type ServeSession } from "../lib/serve-session.ts";
+import { cpuNs, openServe, spawnCpuMs, vmHwmKiB, writeServeConfig, type ServeSession } from "../lib/serve-session.ts";
 import { generateSearchTree, machine, median } from "./gen-tree.ts";
 
 const QUERY = "zq-no-such-token-7781";
@@ -34,19 +34,6 @@ function du(root: string): { files: number; bytes: number } {
   };
   walk(root);
   return { files, bytes };
-}
-
-/** CPU time of every thread of a live process so far (ns, from /proc/<pid>/task/<tid>/schedstat). */
-function cpuNs(pid: number): number {
-  let ns = 0;
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns;
 }
 
 const cpu = { ours: [] as number[], rg: [] as number[] };
@@ -87,7 +74,7 @@ async function main(): Promise<void> {
     const r = Bun.spawnSync([rg, "--fixed-strings", "--no-messages", "--", QUERY, root]);
     const ms = performance.now() - t0;
     if (r.exitCode !== 1) throw new Error(`rg exited ${r.exitCode}`);
-    cpu.rg.push(Number((r.resourceUsage as unknown as { cpuTime: { total: bigint } }).cpuTime.total) / 1000);
+    cpu.rg.push(spawnCpuMs(r));
     return ms;
   };
   const toml = writeServeConfig(base, "bench", root, { search_timeout_seconds: 120 });
