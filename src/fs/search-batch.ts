@@ -5,7 +5,7 @@
 
 import fs from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
-import type { Pace, Scanner, SearchMatch } from "./scan.ts";
+import { Scanner, type Pace, type SearchMatch } from "./scan.ts";
 
 /** Files of one directory in a batch; `prefix` is the directory's workdir-relative path ("" at the root). */
 export interface BatchGroup {
@@ -14,6 +14,26 @@ export interface BatchGroup {
   noXdev: boolean;
   prefix: string;
   names: string[];
+}
+
+/**
+ * What a scanner is built from, as plain data: it crosses to the worker in every batch message
+ * (structured clone), and each thread builds its own scanner from it with makeScanner(). A new
+ * kind of matcher adds its fields here and its case to makeScanner(); nothing else in the walk,
+ * the batching or the worker changes.
+ */
+export interface ScanSpec {
+  query: string;
+  caseSensitive: boolean;
+}
+
+/**
+ * The scanner for a spec. `buf` is the read buffer to use (the worker shares one among all its
+ * scanners); the scanner must give, for one file, its matches in file order, and with a smaller
+ * `want` a prefix of the same list: batches and the walk-order merge rely on that.
+ */
+export function makeScanner(spec: ScanSpec, buf?: Buffer): Scanner {
+  return new Scanner(spec.query, spec.caseSensitive, buf);
 }
 
 /** What every batch of one search shares. `want` is limit + 1: no batch needs more matches than that. */

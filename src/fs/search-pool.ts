@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import { hasOpenat2 } from "../../platform/fs/linux.ts";
 import { IS_LINUX } from "../../platform/os.ts";
-import type { BatchGroup, BatchParams, BatchResult } from "./search-batch.ts";
+import type { BatchGroup, BatchParams, BatchResult, ScanSpec } from "./search-batch.ts";
 import { DONE_BASE, READY, SHARED_WORDS, SLOTS, type FromWorker, type ToWorker } from "./search-protocol.ts";
 
 /** The worker thread ended (crashed or was terminated) before it answered a batch. */
@@ -58,13 +58,13 @@ class SearchPool {
   /** Resolved whenever the current thread has ended (for kill()). */
   private gone: Promise<void> = Promise.resolve();
 
-  begin(query: string, caseSensitive: boolean, params: BatchParams): PoolSession | null {
+  begin(spec: ScanSpec, params: BatchParams): PoolSession | null {
     if (this.broken || this.free.length === 0) return null;
     if (this.worker === null && !this.start()) return null;
     const slot = this.free.pop() as number;
     Atomics.store(this.flags, slot, 0);
     Atomics.store(this.flags, DONE_BASE + slot, 0);
-    return new PoolSession(this, this.nextId++, slot, query, caseSensitive, params);
+    return new PoolSession(this, this.nextId++, slot, spec, params);
   }
 
   /** The worker takes batches: known from shared memory as soon as it is up, before its "ready" message is read. */
@@ -190,8 +190,7 @@ export class PoolSession {
     private readonly pool: SearchPool,
     private readonly id: number,
     private readonly slot: number,
-    private readonly query: string,
-    private readonly caseSensitive: boolean,
+    private readonly spec: ScanSpec,
     private readonly params: BatchParams,
   ) {}
 
@@ -203,7 +202,7 @@ export class PoolSession {
   /** Hand a batch to the worker: its result, or null if the search was cancelled before it finished. */
   post(seq: number, groups: BatchGroup[]): Promise<BatchResult | null> {
     this.sent++;
-    return this.pool.send({ type: "batch", id: this.id, slot: this.slot, seq, query: this.query, caseSensitive: this.caseSensitive, params: this.params, groups }, `${this.id}:${seq}`);
+    return this.pool.send({ type: "batch", id: this.id, slot: this.slot, seq, spec: this.spec, params: this.params, groups }, `${this.id}:${seq}`);
   }
 
   /** The worker skips this search's remaining work: checked before every file and after every buffer. */

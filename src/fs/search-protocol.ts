@@ -1,6 +1,6 @@
 // Messages and shared-memory layout between search-pool.ts (main thread) and search-worker.ts.
 import type { SearchMatch } from "./scan.ts";
-import type { BatchGroup, BatchParams } from "./search-batch.ts";
+import type { BatchGroup, BatchParams, ScanSpec } from "./search-batch.ts";
 
 /** Searches that may use the worker at once (a slot each); more run on the main thread alone. */
 export const SLOTS = 32;
@@ -12,7 +12,7 @@ export const SHARED_WORDS = 2 * SLOTS + 1;
 
 export type ToWorker =
   | { type: "init"; sab: SharedArrayBuffer }
-  | { type: "batch"; id: number; slot: number; seq: number; query: string; caseSensitive: boolean; params: BatchParams; groups: BatchGroup[] }
+  | { type: "batch"; id: number; slot: number; seq: number; spec: ScanSpec; params: BatchParams; groups: BatchGroup[] }
   | { type: "end"; id: number }
   /** Tests: die (an uncaught error) on the next batch instead of answering it. */
   | { type: "crash-next" }

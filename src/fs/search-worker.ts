@@ -10,8 +10,8 @@
 import { edenGC } from "bun:jsc";
 import { close } from "../../platform/fs/linux.ts";
 import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
-import { BUFFER_BYTES, Scanner, type Pace } from "./scan.ts";
-import { BatchCancelled, scanBatch, type BatchGroup, type BatchParams } from "./search-batch.ts";
+import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
+import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
 import { DONE_BASE, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
 
 declare const self: Worker;
@@ -57,10 +57,10 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
   try {
     let scanner = scanners.get(b.id);
     if (scanner === undefined) {
-      scanner = new Scanner(b.query, b.caseSensitive, shared);
+      scanner = makeScanner(b.spec, shared);
       scanners.set(b.id, scanner);
     }
-    const r = await scanBatch(b.groups as BatchGroup[], scanner, b.params as BatchParams, openReadBeneath, close, new SharedPace(b.id, b.slot));
+    const r = await scanBatch(b.groups, scanner, b.params, openReadBeneath, close, new SharedPace(b.id, b.slot));
     Atomics.add(f, DONE_BASE + b.slot, 1);
     reply({ type: "done", id: b.id, seq: b.seq, matches: r.matches, exhausted: r.exhausted });
   } catch (err) {

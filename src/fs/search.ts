@@ -26,8 +26,8 @@
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
-import { Scanner, type SearchMatch } from "./scan.ts";
-import { scanBatch, type BatchGroup, type BatchParams, type BatchResult } from "./search-batch.ts";
+import type { Scanner, SearchMatch } from "./scan.ts";
+import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type ScanSpec } from "./search-batch.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 import { isConfined } from "../../platform/fs/resolve-linux.ts";
@@ -115,8 +115,9 @@ class SearchRun {
     this.want = args.limit + 1;
     // refuse_hardlinked_reads: such files are skipped, like unreadable ones
     this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };
-    this.scanner = new Scanner(args.query, args.caseSensitive);
-    this.session = activeSearchPool()?.begin(args.query, args.caseSensitive, this.params) ?? null;
+    const spec: ScanSpec = { query: args.query, caseSensitive: args.caseSensitive };
+    this.scanner = makeScanner(spec);
+    this.session = activeSearchPool()?.begin(spec, this.params) ?? null;
   }
 
   async walk(): Promise<void> {
