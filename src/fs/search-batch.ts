@@ -43,11 +43,16 @@ export interface BatchParams {
   want: number;
 }
 
-export interface BatchResult {
+export interface BatchResult<G extends BatchGroup = BatchGroup> {
   matches: SearchMatch[];
   /** A file could not be opened for lack of descriptors: the search fails with RESOURCE_EXHAUSTED. */
   exhausted: boolean;
+  /** The files not scanned because handOff() asked for them (they follow this batch in walk order). */
+  rest?: G[];
 }
+
+/** A handed-off remainder is worth a message only from this many files on. */
+const MIN_HANDOFF = 4;
 
 /** Opens `name` below the held `dirFd` for reading, confined (kernel-checked), no symlink followed. */
 export type OpenChild = (dirFd: number, name: string, noXdev: boolean) => number;
@@ -59,10 +64,26 @@ export type OpenChild = (dirFd: number, name: string, noXdev: boolean) => number
  * every file (and the scanner calls it after every buffer), so a deadline or a cancel stops a
  * batch of large files promptly.
  */
-export async function scanBatch(groups: BatchGroup[], scanner: Scanner, p: BatchParams, open: OpenChild, close: (fd: number) => void, pace: Pace): Promise<BatchResult> {
+export async function scanBatch<G extends BatchGroup>(
+  groups: G[],
+  scanner: Scanner,
+  p: BatchParams,
+  open: OpenChild,
+  close: (fd: number) => void,
+  pace: Pace,
+  handOff?: () => boolean,
+): Promise<BatchResult<G>> {
   const matches: SearchMatch[] = [];
-  for (const g of groups) {
-    for (const name of g.names) {
+  let left = 0;
+  for (const g of groups) left += g.names.length;
+  for (let gi = 0; gi < groups.length; gi++) {
+    const g = groups[gi] as G;
+    for (let ni = 0; ni < g.names.length; ni++, left--) {
+      // the main thread gives the rest of its batch away as soon as the worker has room
+      if (handOff !== undefined && left >= MIN_HANDOFF && ni + gi > 0 && handOff()) {
+        return { matches, exhausted: false, rest: [{ ...g, names: g.names.slice(ni) }, ...groups.slice(gi + 1)] };
+      }
+      const name = g.names[ni] as string;
       if (pace.tick()) await pace.pause();
       let fd: number;
       try {

@@ -238,35 +238,54 @@ class SearchRun {
     const groups = this.groups;
     this.groups = [];
     this.files = 0;
+    const session = this.session;
+    if (session !== null && session.canTake()) this.post(session, groups);
+    else await this.scanHere(groups);
+    this.throwFailure();
+  }
+
+  /** Hand a batch to the worker; its directories stay open until the answer (or the thread's end). */
+  private post(session: PoolSession, groups: Group[]): void {
+    const seq = this.seq++;
+    const plain = groups.map((g) => ({ dirFd: g.dirFd, noXdev: g.noXdev, prefix: g.prefix, names: g.names }));
+    const p: Promise<void> = session
+      .post(seq, plain)
+      .then(
+        (r) => {
+          if (r !== null) this.accept(seq, r);
+        },
+        (err: unknown) => {
+          this.failure ??= err instanceof WorkerGone ? fail("SEARCH_FAILED", this.t.alias, this.t.rel, "the search worker stopped unexpectedly") : (err as Error);
+        },
+      )
+      .finally(() => {
+        for (const g of groups) this.release(g.ref);
+        this.inflight.delete(p);
+      });
+    this.inflight.add(p);
+  }
+
+  /**
+   * Scan a batch on this thread. While it runs the walk is paused, so if the worker runs out of
+   * work meanwhile the rest of the batch goes to it (the next batch number: walk order holds).
+   */
+  private async scanHere(groups: Group[]): Promise<void> {
     const seq = this.seq++;
     const session = this.session;
-    if (session !== null && session.canTake()) {
-      const plain = groups.map((g) => ({ dirFd: g.dirFd, noXdev: g.noXdev, prefix: g.prefix, names: g.names }));
-      const p: Promise<void> = session
-        .post(seq, plain)
-        .then(
-          (r) => {
-            if (r !== null) this.accept(seq, r);
-          },
-          (err: unknown) => {
-            this.failure ??= err instanceof WorkerGone ? fail("SEARCH_FAILED", this.t.alias, this.t.rel, "the search worker stopped unexpectedly") : (err as Error);
-          },
-        )
-        .finally(() => {
-          for (const g of groups) this.release(g.ref);
-          this.inflight.delete(p);
-        });
-      this.inflight.add(p);
-    } else {
-      try {
-        const native = this.ws.native;
-        const r = await scanBatch(groups, this.scanner, this.params, (dirFd, name) => native.openBeneath(dirFd, [name], "read"), (fd) => native.closeFast(fd), this.clock);
-        this.accept(seq, r);
-      } finally {
-        for (const g of groups) this.release(g.ref);
-      }
+    const native = this.ws.native;
+    let rest: Group[] | undefined;
+    try {
+      const r = await scanBatch(groups, this.scanner, this.params, (dirFd, name) => native.openBeneath(dirFd, [name], "read"), (fd) => native.closeFast(fd), this.clock, session === null ? undefined : () => session.canTake());
+      this.accept(seq, r);
+      rest = r.rest;
+      if (rest !== undefined) for (const g of rest) g.ref.refs++;
+    } finally {
+      for (const g of groups) this.release(g.ref);
     }
-    this.throwFailure();
+    if (rest !== undefined && session !== null) {
+      if (this.stopped) for (const g of rest) this.release(g.ref);
+      else this.post(session, rest);
+    }
   }
 
   private accept(seq: number, r: BatchResult): void {

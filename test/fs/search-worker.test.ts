@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import fs from "node:fs";
 import path from "node:path";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
+import { linuxNative } from "../../platform/fs/resolve-linux.ts";
+import { makeScanner, scanBatch, type BatchGroup } from "../../src/fs/search-batch.ts";
 import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search-pool.ts";
 import { expectCode, registry, tempDir, workdir, write } from "./helpers.ts";
 
@@ -78,6 +80,29 @@ describe.skipIf(!linux)("search worker (Linux: openat2 below descriptors the mai
     expect(all.matches.some((m) => m.text === "needle after nul")).toBe(false);
     expect(all.matches.some((m) => m.text.includes("bad line"))).toBe(false);
     expect(all.matches.filter((m) => m.text === "needle deep").length).toBeGreaterThan(0);
+  });
+
+  test("a batch handed off part-way (to the worker) plus its rest gives the whole batch's matches in order", async () => {
+    const rootFd = linuxNative.openRoot(root);
+    const fds = ["d0", "d0/sub0", "d3"].map((d) => linuxNative.openBeneath(rootFd, d.split("/"), "dirList"));
+    try {
+      const groups: BatchGroup[] = fds.map((dirFd, i) => ({ dirFd, noXdev: false, prefix: ["d0", "d0/sub0", "d3"][i] as string, names: fs.readdirSync(path.join(root, ["d0", "d0/sub0", "d3"][i] as string)).sort() }));
+      const pace = { tick: () => false, pause: async () => {} };
+      const params = { maxFile: 50 * 1024 * 1024, refuseHardlinked: false, want: 100_000 };
+      const open = (dirFd: number, name: string) => linuxNative.openBeneath(dirFd, [name], "read");
+      const close = (fd: number) => linuxNative.closeFast(fd);
+      const whole = await scanBatch(groups, makeScanner({ query: "needle", caseSensitive: true }), params, open, close, pace);
+      expect(whole.matches.length).toBeGreaterThan(20);
+      for (const after of [1, 7, 40]) {
+        let asked = 0;
+        const head = await scanBatch(groups, makeScanner({ query: "needle", caseSensitive: true }), params, open, close, pace, () => ++asked > after);
+        expect(head.rest).toBeDefined();
+        const tail = await scanBatch(head.rest as BatchGroup[], makeScanner({ query: "needle", caseSensitive: true }), params, open, close, pace);
+        expect([...head.matches, ...tail.matches]).toEqual(whole.matches);
+      }
+    } finally {
+      for (const fd of [...fds, rootFd]) linuxNative.closeFast(fd);
+    }
   });
 
   /** Resolves once the worker holds one of this search's batches (the main thread is waiting for it). */
