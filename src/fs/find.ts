@@ -43,6 +43,7 @@ export async function findFiles(ws: Workspace, t: Target, pattern: string, limit
     while (!walk.step()) await clock.pause();
   } finally {
     walk.close();
+    clock.finished();
   }
   return { matches: walk.matches, returned: walk.matches.length, truncated: walk.truncated };
 }

@@ -82,12 +82,13 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
     await run.finish();
   } finally {
     await run.settle();
+    run.clock.finished();
   }
   return run.output();
 }
 
 class SearchRun {
-  private readonly clock: WalkClock;
+  readonly clock: WalkClock;
   private readonly scanner: Scanner;
   private readonly params: BatchParams;
   private readonly session: PoolSession | null;

@@ -139,6 +139,18 @@ export class WalkClock {
     return this.due();
   }
 
+  /**
+   * At the end of a walk (whatever its outcome): a young collection if it left more than a few
+   * thousand entries' garbage since the last one. Without it a 20 000-file search stays below the
+   * in-walk hint and each repeated search piles its garbage onto the last one's (serve's RSS rose
+   * by ~30 MB over 25 searches before the collector caught up).
+   */
+  finished(): void {
+    if (this.sinceGc < GC_HINT_TICKS / 8) return;
+    this.sinceGc = 0;
+    edenGC();
+  }
+
   /** tick() without the sampling: read the clock now (after each step of a directory read, a few hundred entries). */
   due(): boolean {
     this.countdown = this.sampleEvery;
