@@ -15,13 +15,14 @@
 //
 // Two threads: this one walks (directory reads, policy, glob) and collects the files to scan into
 // batches of up to BATCH_FILES names (search-batch.ts); a batch goes to the search worker
-// (search-pool.ts) when it has room, else this thread scans it itself, so both cores scan and
-// neither waits. An earlier worker-pool variant paid ~1.8x the CPU time because it messaged per
+// (search-pool.ts) when it has room, else this thread scans it itself, handing the rest of it to
+// the worker as soon as the worker runs dry, so both cores scan and neither waits. An earlier worker-pool variant paid ~1.8x the CPU time because it messaged per
 // file; here a message carries a whole batch and its answer only the matches. Results are put
 // back together in walk order by batch number, each batch stopping at limit+1 matches of its own,
 // which gives exactly the matches and order of a single-threaded scan; the walk stops once the
 // batches finished in order already hold limit+1. A directory descriptor stays open until every
-// batch naming it has been answered.
+// batch naming it has been answered. Only Linux with openat2 has the worker (see search-pool.ts);
+// elsewhere every batch is scanned here, with the same results.
 
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
