@@ -53,6 +53,8 @@ const VCS_DIRS = new Set([".git", ".hg", ".svn"]);
 const BATCH_FILES = 64;
 /** Directories per batch: each holds its descriptor open until the batch is answered. */
 const BATCH_DIRS = 16;
+/** Walk ticks (entries, scanner buffers) between young collections on this thread. */
+const SEARCH_GC_TICKS = 8_192;
 /** After a cancel, how long the worker may take to give a batch back before it is ended. */
 const CANCEL_GRACE_MS = 2000;
 
@@ -113,7 +115,7 @@ class SearchRun {
     signal: AbortSignal | undefined,
   ) {
     const limits = ws.registry.limits;
-    this.clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1);
+    this.clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1, SEARCH_GC_TICKS);
     this.want = args.limit + 1;
     // refuse_hardlinked_reads: such files are skipped, like unreadable ones
     this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };

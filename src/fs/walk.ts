@@ -120,6 +120,8 @@ export class WalkClock {
     private readonly signal: AbortSignal | undefined,
     private readonly what: string,
     private readonly sampleEvery: number,
+    /** Ticks between young collections: search leaves more garbage per entry than find (batches, messages). */
+    private readonly gcEvery: number = GC_HINT_TICKS,
   ) {
     this.lastYield = performance.now();
     this.deadlineAt = this.lastYield + timeoutSeconds * 1000;
@@ -131,7 +133,7 @@ export class WalkClock {
   }
 
   tick(): boolean {
-    if (++this.sinceGc === GC_HINT_TICKS) {
+    if (++this.sinceGc >= this.gcEvery) {
       this.sinceGc = 0;
       edenGC();
     }
@@ -146,7 +148,7 @@ export class WalkClock {
    * by ~30 MB over 25 searches before the collector caught up).
    */
   finished(): void {
-    if (this.sinceGc < GC_HINT_TICKS / 8) return;
+    if (this.sinceGc < this.gcEvery / 8) return;
     this.sinceGc = 0;
     edenGC();
   }
