@@ -27,7 +27,7 @@
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
-import type { Scanner, SearchMatch } from "./scan.ts";
+import { BUFFER_BYTES, type Scanner, type SearchMatch } from "./scan.ts";
 import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type ScanSpec } from "./search-batch.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
@@ -57,6 +57,14 @@ const BATCH_DIRS = 16;
 const SEARCH_GC_TICKS = 8_192;
 /** After a cancel, how long the worker may take to give a batch back before it is ended. */
 const CANCEL_GRACE_MS = 2000;
+
+/**
+ * Read buffers of finished searches, for the next ones: a search holds its 1 MiB buffer from start
+ * to end, long enough to outlive young collections, so a fresh one per search piled up in the old
+ * generation until a full collection (serve's peak RSS rose by several MB per search).
+ */
+const spareBuffers: Buffer[] = [];
+const SPARE_BUFFERS = 2;
 
 interface Dir {
   parts: string[];
@@ -93,6 +101,7 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
 class SearchRun {
   readonly clock: WalkClock;
   private readonly scanner: Scanner;
+  private readonly buffer: Buffer;
   private readonly params: BatchParams;
   private readonly session: PoolSession | null;
   private readonly want: number;
@@ -120,7 +129,8 @@ class SearchRun {
     // refuse_hardlinked_reads: such files are skipped, like unreadable ones
     this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };
     const spec: ScanSpec = { query: args.query, caseSensitive: args.caseSensitive };
-    this.scanner = makeScanner(spec);
+    this.buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
+    this.scanner = makeScanner(spec, this.buffer);
     this.session = activeSearchPool()?.begin(spec, this.params) ?? null;
   }
 
@@ -204,6 +214,8 @@ class SearchRun {
   async settle(): Promise<void> {
     for (const g of this.groups) this.release(g.ref);
     this.groups = [];
+    // nothing scans on this thread any more: the buffer may serve the next search
+    if (spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(this.buffer);
     const session = this.session;
     if (session === null) return;
     if (this.inflight.size > 0) {
