@@ -127,7 +127,8 @@ class SearchPool {
     if (!descriptorHeadroom(START_HEADROOM)) return false;
     let w: Worker;
     try {
-      w = new Worker(workerUrl());
+      // smol: a heap tuned for size, and this one holds little (a scanner, one batch at a time)
+      w = new Worker(workerUrl(), { smol: true });
     } catch {
       this.broken = true;
       return false;

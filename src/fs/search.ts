@@ -49,8 +49,8 @@ export interface SearchArgs {
 }
 
 const VCS_DIRS = new Set([".git", ".hg", ".svn"]);
-/** Files per batch: enough that a message costs little beside the scan, few enough that both threads stay busy to the end. */
-const BATCH_FILES = 64;
+/** Files per batch: few messages (their serialized bytes live outside the JS heap and cost RSS until collected); the hand-off keeps both threads busy to the end anyway. */
+const BATCH_FILES = 256;
 /** Directories per batch: each holds its descriptor open until the batch is answered. */
 const BATCH_DIRS = 16;
 /** Walk ticks (entries, scanner buffers) between young collections on this thread. */
