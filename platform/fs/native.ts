@@ -56,7 +56,7 @@ export interface FsNative {
    * reused buffer. macOS: readdirSync as the one chunk (no streaming reader there yet). Every
    * backend, the Windows one included, must implement it.
    */
-  readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean): DirSmallest;
+  readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean, fresh?: boolean): DirSmallest;
   /** lstat of a child name of a held directory. */
   lstatChild(dirFd: number, name: string): import("node:fs").BigIntStats;
   linkAt(dirFd: number, oldName: string, newName: string): void;

@@ -179,9 +179,9 @@ export const linuxNative: FsNative = {
     return out;
   },
 
-  readDirSmallest(dirFd, k, keep) {
+  readDirSmallest(dirFd, k, keep, fresh) {
     const noXdev = confined.has(dirFd);
-    const reader = new DirentReader(dirFd);
+    const reader = new DirentReader(dirFd, fresh !== true);
     return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !(noXdev && isMountPoint(dirFd, name)), (push) => reader.next(push));
   },
 

@@ -43,7 +43,8 @@ export class WalkDirRead {
     budget: number,
   ) {
     try {
-      this.sel = ws.native.readDirSmallest(dirFd, budget);
+      // the walk's descriptors are opened just before and never read: no rewind needed
+      this.sel = ws.native.readDirSmallest(dirFd, budget, undefined, true);
     } catch (err) {
       this.failed(err);
     }
@@ -93,7 +94,8 @@ const YIELD_EVERY_MS = 25;
  * (Bun.gc(true)) here cost find_files about half its time in serve, whose heap is large (it
  * marks everything live each time); an eden collection only visits what was allocated since the
  * last one, which is what a walk produces: peak RSS after ten 200 000-entry walks stayed at ~82 MiB
- * (none: ~107 MiB) whether it ran every 8 192 or every 32 768 entries, so it runs at the latter.
+ * (none: ~107 MiB) whether it ran every 8 192 or every 32 768 entries (every 65 536: ~88 MiB),
+ * so it runs at 32 768.
  */
 const GC_HINT_TICKS = 32_768;
 /** Matcher work (glob steps) after which the clock is read whatever the entry count. */
