@@ -42,3 +42,31 @@ export async function openServe(bin: string, toml: string, cwd: string, clientNa
     close: () => client.close(),
   };
 }
+
+/** A serve config exposing `root` read-only as workdir `alias`, with the given [limits], in `dir`. */
+export function writeServeConfig(dir: string, alias: string, root: string, limits: Record<string, number>): string {
+  const toml = `${dir}/serverfs.toml`;
+  const lim = Object.entries(limits)
+    .map(([k, v]) => `${k} = ${v}\n`)
+    .join("");
+  fs.writeFileSync(toml, `[limits]\n${lim}\n[[workdirs]]\nalias = ${JSON.stringify(alias)}\npath = ${JSON.stringify(root)}\nread_only = true\n`);
+  return toml;
+}
+
+/** CPU time of every thread of a live process so far (ns, from /proc/<pid>/task/<tid>/schedstat). */
+export function cpuNs(pid: number): number {
+  let ns = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns;
+}
+
+/** User + system CPU time of a finished Bun.spawnSync child, in ms. */
+export function spawnCpuMs(r: { resourceUsage?: unknown }): number {
+  return Number((r.resourceUsage as { cpuTime: { total: bigint } }).cpuTime.total) / 1000;
+}

@@ -4,6 +4,7 @@
 // once a cut has happened any name not below the current k-th is dropped on arrival, so memory is
 // O(k) however large the directory is, and time O(n log k).
 
+import { edenGC } from "bun:jsc";
 import { compareNames, sortByName } from "./name-order.ts";
 import type { DirEntryInfo } from "./native.ts";
 
@@ -27,7 +28,9 @@ export interface DirSmallest {
  * Names decoded between collection hints. Every name of a huge directory is a short-lived string
  * (most are refused or cut again), and the collector, which runs by allocation volume relative to
  * the heap, let 300 000 of them lift serve's RSS by ~25 MB before it ran; a hint every this many
- * names keeps that garbage from piling up, and directories smaller than it never pay for one.
+ * names keeps that garbage from piling up, and directories smaller than it never pay for one. It is
+ * an eden (young-generation) collection: that garbage is all young, and a full one marks the
+ * whole heap each time (serve's is large).
  */
 const GC_HINT_NAMES = 32_768;
 
@@ -87,7 +90,7 @@ export class SmallestEntries {
   }
 
   offer(name: string, kind: Kind): void {
-    if (++this.offered % GC_HINT_NAMES === 0) Bun.gc(true);
+    if (++this.offered % GC_HINT_NAMES === 0) edenGC();
     if (!this.accept(name)) return;
     this.visible++;
     if (this.k === 0 || (this.bound !== null && compareNames(name, this.bound) >= 0)) return;

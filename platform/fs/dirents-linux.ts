@@ -28,8 +28,12 @@ const DOT = 0x2e;
 export class DirentReader {
   private done = false;
 
-  constructor(private readonly fd: number) {
-    sys.rewindDir(fd);
+  /** `rewind` false: the descriptor was just opened and never read (a walk's), so it is at the start already. */
+  constructor(
+    private readonly fd: number,
+    rewind = true,
+  ) {
+    if (rewind) sys.rewindDir(fd);
   }
 
   /**

@@ -21,7 +21,7 @@ export function compareNames(a: string, b: string): number {
 
 const BEYOND_BMP_LOW = /[\ud800-\uffff]/;
 
-/** Sort directory entries by name in code-point order; the native comparison suffices unless a name holds U+D800 or above. */
+/** Sort one directory's entries (distinct names) by name in code-point order; the native comparison suffices unless a name holds U+D800 or above. */
 export function sortByName<T extends { name: string }>(entries: T[]): T[] {
   let simple = true;
   for (const e of entries) {
@@ -30,6 +30,7 @@ export function sortByName<T extends { name: string }>(entries: T[]): T[] {
       break;
     }
   }
-  if (simple) return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // one comparison: the names of one directory are distinct, so "not less" means "greater"
+  if (simple) return entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   return entries.sort((a, b) => compareNames(a.name, b.name));
 }

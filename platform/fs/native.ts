@@ -56,7 +56,7 @@ export interface FsNative {
    * reused buffer. macOS: getattrlistbulk on the held descriptor, one 64 KiB buffer per chunk. Every
    * backend, the Windows one included, must implement it.
    */
-  readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean): DirSmallest;
+  readDirSmallest(dirFd: number, k: number, keep?: (name: string) => boolean, fresh?: boolean): DirSmallest;
   /**
    * lstat semantics for `parts` beneath `dirfd` (empty parts = the directory itself) without
    * opening the object: where an "object" open cannot reach every file type (macOS has no O_PATH,

@@ -179,9 +179,9 @@ export const linuxNative: FsNative = {
     return out;
   },
 
-  readDirSmallest(dirFd, k, keep) {
+  readDirSmallest(dirFd, k, keep, fresh) {
     const noXdev = confined.has(dirFd);
-    const reader = new DirentReader(dirFd);
+    const reader = new DirentReader(dirFd, fresh !== true);
     return selectInSteps(k, (name) => (keep === undefined || keep(name)) && !(noXdev && isMountPoint(dirFd, name)), (push) => reader.next(push));
   },
 
@@ -223,3 +223,18 @@ export const linuxNative: FsNative = {
   // user attributes and the POSIX access ACL; security.* labels are assigned by the system
   preservesXattr: (name) => name.startsWith("user.") || name === "system.posix_acl_access",
 };
+
+/**
+ * Open one child of a held directory for reading, exactly as openBeneath(dirFd, [name], "read")
+ * does when openat2 exists (RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS, O_NOFOLLOW|O_NONBLOCK),
+ * with RESOLVE_NO_XDEV when `noXdev`. For a thread that does not share this module's record of
+ * confined descriptors (the search worker): the caller passes what isConfined() said.
+ */
+export function openReadBeneath(dirFd: number, name: string, noXdev: boolean): number {
+  return sys.openat2(dirFd, name, FLAGS.read, 0, noXdev);
+}
+
+/** Whether openBeneath opens below this descriptor with RESOLVE_NO_XDEV (a cross_mounts = false workdir). */
+export function isConfined(fd: number): boolean {
+  return confined.has(fd);
+}

@@ -43,6 +43,7 @@ export async function findFiles(ws: Workspace, t: Target, pattern: string, limit
     while (!walk.step()) await clock.pause();
   } finally {
     walk.close();
+    clock.finished();
   }
   return { matches: walk.matches, returned: walk.matches.length, truncated: walk.truncated };
 }
@@ -102,11 +103,11 @@ class FindWalk {
         if (++this.walked > this.maxWalk) return this.stop();
         if (!policy.entryVisible(dir.rel, e.name)) continue;
         const kind = entryKind(ws, fd, e);
-        const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
-        if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel });
+        // the path is built only for what is kept: most entries of a big walk are neither
+        if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}` });
         else if (kind === "file" && this.matcher.test(e.name)) {
           if (this.matches.length === this.limit) return this.stop();
-          this.matches.push({ path: rel });
+          this.matches.push({ path: dir.rel === "" ? e.name : `${dir.rel}/${e.name}` });
         }
       }
       this.close();

@@ -20,7 +20,7 @@ export interface SearchMatch {
 }
 
 const BLOCK = 64 * 1024;
-const BUFFER_BYTES = 1024 * 1024;
+export const BUFFER_BYTES = 1024 * 1024;
 const FOLD_SLICE = 64 * 1024;
 const GC_HINT_CHARS = 4 * 1024 * 1024;
 
@@ -94,7 +94,6 @@ export class Utf8Pieces {
 }
 
 export class Scanner {
-  readonly buf = Buffer.allocUnsafe(BUFFER_BYTES);
   private readonly needle: Buffer;
   private readonly folded: string;
   /** The folded query as bytes when it is pure ASCII (enables the lowercase fast path). */
@@ -109,6 +108,8 @@ export class Scanner {
     private readonly regex: RegexLines | null = null,
     /** context_lines > 0: collects each match's before/after lines. */
     private readonly context: ContextLines | null = null,
+    /** The read buffer; a thread that runs one scan at a time (the search worker) shares one among its scanners. */
+    readonly buf: Buffer = Buffer.allocUnsafe(BUFFER_BYTES),
   ) {
     this.needle = Buffer.from(query, "utf8");
     this.folded = fold(query);

@@ -1,6 +1,7 @@
 // search_text, in process (docs/tools.md, `search_text`). ripgrep's observable contract, kept on purpose:
-// fixed-string matching (or RE2 regex mode, scan-regex.ts; context lines, scan-context.ts);
-// files larger than search_max_file_bytes skipped; a file holding a NUL is cut at the start of the 64 KiB block containing the first NUL (earlier matches survive); lines
+// fixed-string matching (or RE2 regex mode, scan-regex.ts; context lines, scan-context.ts); files
+// larger than search_max_file_bytes skipped; a file holding a NUL is cut at the start of the 64 KiB
+// block containing the first NUL (earlier matches survive); lines
 // split on \n with \r kept; an undecodable line never matches while other lines of the file still
 // can; .git/.hg/.svn never searched; hidden/denied/reserved filtered on the FULL workdir-relative
 // path; `glob` relative to the search root; early stop once limit+1 matches exist; the walk
@@ -9,20 +10,30 @@
 // deadline, checked on every directory entry and inside large files, with the event loop given
 // back every 25 ms. A match's text is capped at 2 KiB (UTF-8 safe) with text_truncated: true.
 //
-// Speed and memory: raw bytes are scanned (scan.ts) with Buffer.indexOf (memmem) in ONE reusable
-// buffer; only candidate lines are decoded. One thread: a worker-pool variant measured ~1.8x the
-// CPU time for the same scan (batch messaging, longer per-file lookups), so it was dropped. Directories are re-opened from the root (kernel-checked), one
-// at a time; files are opened relative to the held directory descriptor with no follow.
+// Speed and memory: raw bytes are scanned (scan.ts) with Buffer.indexOf (memmem) in a reusable
+// buffer; only candidate lines are decoded. Directories are re-opened from the root (kernel-
+// checked); files are opened relative to the held directory descriptor with no follow.
+//
+// Two threads: this one walks (directory reads, policy, glob) and collects the files to scan into
+// batches of up to BATCH_FILES names (search-batch.ts); a batch goes to the search worker
+// (search-pool.ts) when it has room, else this thread scans it itself, handing the rest of it to
+// the worker as soon as the worker runs dry, so both cores scan and neither waits. An earlier worker-pool variant paid ~1.8x the CPU time because it messaged per
+// file; here a message carries a whole batch and its answer only the matches. Results are put
+// back together in walk order by batch number, each batch stopping at limit+1 matches of its own,
+// which gives exactly the matches and order of a single-threaded scan; the walk stops once the
+// batches finished in order already hold limit+1. A directory descriptor stays open until every
+// batch naming it has been answered. Only Linux with openat2 has the worker (see search-pool.ts);
+// elsewhere every batch is scanned here, with the same results.
 
-import fs from "node:fs";
-import { errnoCode, ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
-import { Scanner, type SearchMatch } from "./scan.ts";
-import { ContextLines } from "./scan-context.ts";
+import { BUFFER_BYTES, type Scanner, type SearchMatch } from "./scan.ts";
+import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type ScanSpec } from "./search-batch.ts";
 import { compileLineRegex } from "./scan-regex.ts";
+import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
+import { isConfined } from "../../platform/fs/resolve-linux.ts";
 
 export type { SearchMatch } from "./scan.ts";
 
@@ -44,97 +55,275 @@ export interface SearchArgs {
 }
 
 const VCS_DIRS = new Set([".git", ".hg", ".svn"]);
+/** Files per batch: few messages (their serialized bytes live outside the JS heap and cost RSS until collected); the hand-off keeps both threads busy to the end anyway. */
+const BATCH_FILES = 256;
+/** Directories per batch: each holds its descriptor open until the batch is answered. */
+const BATCH_DIRS = 16;
+/** Walk ticks (entries, scanner buffers) between young collections on this thread. */
+const SEARCH_GC_TICKS = 8_192;
+/** After a cancel, how long the worker may take to give a batch back before it is ended. */
+const CANCEL_GRACE_MS = 2000;
+
+/**
+ * Read buffers of finished searches, for the next ones: a search holds its 1 MiB buffer from start
+ * to end, long enough to outlive young collections, so a fresh one per search piled up in the old
+ * generation until a full collection (serve's peak RSS rose by several MB per search).
+ */
+const spareBuffers: Buffer[] = [];
+const SPARE_BUFFERS = 2;
+
+interface Dir {
+  parts: string[];
+  rel: string;
+  sub: string;
+}
+
+/** A held directory descriptor: closed once the walk is done with it and no batch names it. */
+interface DirRef {
+  fd: number;
+  refs: number;
+}
+
+interface Group extends BatchGroup {
+  ref: DirRef;
+}
 
 export async function searchText(ws: Workspace, t: Target, args: SearchArgs, signal?: AbortSignal): Promise<SearchOutput> {
   if (args.query === "") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must not be empty");
   if (args.query.includes("\n")) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must be a single line");
   if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
   if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
-  const regex = args.regex === true ? compileLineRegex(args.query, args.caseSensitive) : null;
-  if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
-  const limits = ws.registry.limits;
-  const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1);
-  const globMatch = args.glob === null || args.glob === "" ? null : compileSearchGlob(args.glob);
-  const root = ws.rootFd(t);
-  const policy = t.wd.policy;
-  const maxFile = limits.search_max_file_bytes;
-  const refuseHardlinked = t.wd.workdir.refuse_hardlinked_reads; // such files are skipped, like unreadable ones
-  const context = args.contextLines ? new ContextLines(args.contextLines) : null;
-  const scanner = new Scanner(args.query, args.caseSensitive, regex, context);
-  const want = args.limit + 1;
-  const matches: SearchMatch[] = [];
-  const stack: { parts: string[]; rel: string; sub: string }[] = [{ parts: t.parts, rel: t.rel, sub: "" }];
-  let first = true;
-  // Like find_files: every child seen counts toward max_walk_entries before any filtering.
-  const maxWalk = limits.max_walk_entries;
-  let walked = 0;
-  let capped = false;
-
-  // A search root inside a VCS directory is validated like any other, then holds nothing to search.
-  const insideVcs = t.parts.some((p) => VCS_DIRS.has(p));
-
-  // The search root itself must be a directory (validated before any walking).
-  walk: while (stack.length > 0) {
-    const dir = stack.pop() as { parts: string[]; rel: string; sub: string };
-    const dirFd = openWalkDir(ws, t, root, dir, first);
-    if (dirFd === null) continue;
-    first = false;
-    if (insideVcs) {
-      ws.native.closeFast(dirFd);
-      break;
-    }
-    const subdirs: { parts: string[]; rel: string; sub: string }[] = [];
-    try {
-      const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1);
-      while (!read.step()) if (clock.due()) await clock.pause();
-      for (const e of read.entries) {
-        if (clock.tick()) await clock.pause();
-        if (++walked > maxWalk) {
-          capped = true;
-          break walk;
-        }
-        if (VCS_DIRS.has(e.name)) continue;
-        if (!policy.entryVisible(dir.rel, e.name)) continue;
-        const kind = entryKind(ws, dirFd, e);
-        const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
-        const sub = dir.sub === "" ? e.name : `${dir.sub}/${e.name}`;
-        if (kind === "directory") {
-          subdirs.push({ parts: [...dir.parts, e.name], rel, sub });
-          continue;
-        }
-        if (kind !== "file") continue;
-        if (globMatch !== null && !globMatch(sub, e.name)) continue;
-        let fd: number;
-        try {
-          fd = ws.native.openBeneath(dirFd, [e.name], "read");
-        } catch (err) {
-          const code = errnoCode(err);
-          if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
-          continue; // vanished, became a symlink, unreadable: not searchable
-        }
-        try {
-          const st = fs.fstatSync(fd);
-          if (!st.isFile() || st.size > maxFile || (refuseHardlinked && st.nlink > 1)) continue;
-          const scanned = scanner.scanFile(fd, st.size, rel, want - matches.length, clock);
-          const found = Array.isArray(scanned) ? scanned : await scanned;
-          for (const m of found) {
-            const { lineEndAbs: _drop, ...match } = m;
-            matches.push(match);
-          }
-        } catch (err) {
-          if (err instanceof ServerfsError) throw err;
-          continue; // a read error on one file does not fail the search
-        } finally {
-          ws.native.closeFast(fd);
-        }
-        if (matches.length >= want) break walk;
-      }
-    } finally {
-      ws.native.closeFast(dirFd);
-    }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { parts: string[]; rel: string; sub: string });
+  // validated here, once, so a bad pattern is the caller's INVALID_ARGUMENT before any walking
+  if (args.regex === true) {
+    const regex = compileLineRegex(args.query, args.caseSensitive);
+    if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
   }
-  const truncated = capped || matches.length > args.limit;
-  const returned = truncated ? matches.slice(0, args.limit) : matches;
-  return { matches: returned, returned: returned.length, truncated };
+  const run = new SearchRun(ws, t, args, signal);
+  try {
+    await run.walk();
+    await run.finish();
+  } finally {
+    await run.settle();
+    run.clock.finished();
+  }
+  return run.output();
+}
+
+class SearchRun {
+  readonly clock: WalkClock;
+  private readonly scanner: Scanner;
+  private readonly buffer: Buffer;
+  private readonly params: BatchParams;
+  private readonly session: PoolSession | null;
+  private readonly want: number;
+  private capped = false;
+  /** The batches finished in walk order hold `want` matches: nothing later can change the answer. */
+  private stopped = false;
+  private failure: Error | null = null;
+  private groups: Group[] = [];
+  private files = 0;
+  private seq = 0;
+  private readonly results: (SearchMatch[] | undefined)[] = [];
+  private prefixNext = 0;
+  private prefixCount = 0;
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly t: Target,
+    private readonly args: SearchArgs,
+    signal: AbortSignal | undefined,
+  ) {
+    const limits = ws.registry.limits;
+    this.clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1, SEARCH_GC_TICKS);
+    this.want = args.limit + 1;
+    // refuse_hardlinked_reads: such files are skipped, like unreadable ones
+    this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };
+    const spec: ScanSpec = { query: args.query, caseSensitive: args.caseSensitive, regex: args.regex === true, contextLines: args.contextLines ?? 0 };
+    this.buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
+    this.scanner = makeScanner(spec, this.buffer);
+    this.session = activeSearchPool()?.begin(spec, this.params) ?? null;
+  }
+
+  async walk(): Promise<void> {
+    const { ws, t, clock } = this;
+    const globMatch = this.args.glob === null || this.args.glob === "" ? null : compileSearchGlob(this.args.glob);
+    const root = ws.rootFd(t);
+    const policy = t.wd.policy;
+    const stack: Dir[] = [{ parts: t.parts, rel: t.rel, sub: "" }];
+    let first = true;
+    // Like find_files: every child seen counts toward max_walk_entries before any filtering.
+    const maxWalk = ws.registry.limits.max_walk_entries;
+    let walked = 0;
+    // A search root inside a VCS directory is validated like any other, then holds nothing to search.
+    const insideVcs = t.parts.some((p) => VCS_DIRS.has(p));
+
+    // The search root itself must be a directory (validated before any walking).
+    walk: while (stack.length > 0) {
+      const dir = stack.pop() as Dir;
+      const dirFd = openWalkDir(ws, t, root, dir, first);
+      if (dirFd === null) continue;
+      first = false;
+      if (insideVcs) {
+        ws.native.closeFast(dirFd);
+        break;
+      }
+      const ref: DirRef = { fd: dirFd, refs: 1 };
+      const noXdev = isConfined(dirFd);
+      const subdirs: Dir[] = [];
+      try {
+        const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1);
+        while (!read.step()) if (clock.due()) await clock.pause();
+        for (const e of read.entries) {
+          if (clock.tick()) await clock.pause();
+          if (++walked > maxWalk) {
+            this.capped = true;
+            break walk;
+          }
+          if (VCS_DIRS.has(e.name)) continue;
+          if (!policy.entryVisible(dir.rel, e.name)) continue;
+          const kind = entryKind(ws, dirFd, e);
+          if (kind === "directory") {
+            const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
+            subdirs.push({ parts: [...dir.parts, e.name], rel, sub: dir.sub === "" ? e.name : `${dir.sub}/${e.name}` });
+            continue;
+          }
+          if (kind !== "file") continue;
+          if (globMatch !== null && !globMatch(dir.sub === "" ? e.name : `${dir.sub}/${e.name}`, e.name)) continue;
+          let g = this.groups[this.groups.length - 1];
+          if (g === undefined || g.ref !== ref) {
+            ref.refs++;
+            g = { ref, dirFd, noXdev, prefix: dir.rel, names: [] };
+            this.groups.push(g);
+          }
+          g.names.push(e.name);
+          if (++this.files >= BATCH_FILES || this.groups.length > BATCH_DIRS) {
+            await this.flush();
+            if (this.stopped) break walk;
+          }
+        }
+      } finally {
+        this.release(ref);
+      }
+      for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as Dir);
+    }
+  }
+
+  /** Scan what the walk left in the last batch, then wait for the worker's answers (under the deadline). */
+  async finish(): Promise<void> {
+    if (!this.stopped) await this.flush();
+    while (this.inflight.size > 0 && !this.stopped) {
+      await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 25))]);
+      this.clock.due(); // SEARCH_TIMEOUT past the deadline
+      await this.clock.pause(); // and a cancelled request ends here
+      this.throwFailure();
+    }
+    this.throwFailure();
+  }
+
+  /** Whatever happened: stop the worker's part of this search, wait for it to give back every batch, close every descriptor. */
+  async settle(): Promise<void> {
+    for (const g of this.groups) this.release(g.ref);
+    this.groups = [];
+    // nothing scans on this thread any more: the buffer may serve the next search
+    if (spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(this.buffer);
+    const session = this.session;
+    if (session === null) return;
+    if (this.inflight.size > 0) {
+      session.cancel();
+      const all = Promise.allSettled([...this.inflight]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), CANCEL_GRACE_MS)))]);
+      clearTimeout(timer);
+      if (late) {
+        await session.kill();
+        await all;
+      }
+    }
+    session.end();
+  }
+
+  output(): SearchOutput {
+    const matches: SearchMatch[] = [];
+    for (let i = 0; i < this.seq && matches.length < this.want; i++) {
+      const r = this.results[i];
+      if (r === undefined) break; // only after the walk stopped with enough matches before it
+      for (const m of r) matches.push(m);
+    }
+    if (matches.length > this.want) matches.length = this.want;
+    const truncated = this.capped || matches.length > this.args.limit;
+    const returned = truncated ? matches.slice(0, this.args.limit) : matches;
+    return { matches: returned, returned: returned.length, truncated };
+  }
+
+  private release(ref: DirRef): void {
+    if (--ref.refs === 0) this.ws.native.closeFast(ref.fd);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.files === 0) return;
+    const groups = this.groups;
+    this.groups = [];
+    this.files = 0;
+    const session = this.session;
+    if (session !== null && session.canTake()) this.post(session, groups);
+    else await this.scanHere(groups);
+    this.throwFailure();
+  }
+
+  /** Hand a batch to the worker; its directories stay open until the answer (or the thread's end). */
+  private post(session: PoolSession, groups: Group[]): void {
+    const seq = this.seq++;
+    const plain = groups.map((g) => ({ dirFd: g.dirFd, noXdev: g.noXdev, prefix: g.prefix, names: g.names }));
+    const p: Promise<void> = session
+      .post(seq, plain)
+      .then(
+        (r) => {
+          if (r !== null) this.accept(seq, r);
+        },
+        (err: unknown) => {
+          this.failure ??= err instanceof WorkerGone ? fail("SEARCH_FAILED", this.t.alias, this.t.rel, "the search worker stopped unexpectedly") : (err as Error);
+        },
+      )
+      .finally(() => {
+        for (const g of groups) this.release(g.ref);
+        this.inflight.delete(p);
+      });
+    this.inflight.add(p);
+  }
+
+  /**
+   * Scan a batch on this thread. While it runs the walk is paused, so if the worker runs out of
+   * work meanwhile the rest of the batch goes to it (the next batch number: walk order holds).
+   */
+  private async scanHere(groups: Group[]): Promise<void> {
+    const seq = this.seq++;
+    const session = this.session;
+    const native = this.ws.native;
+    let rest: Group[] | undefined;
+    try {
+      const r = await scanBatch(groups, this.scanner, this.params, (dirFd, name) => native.openBeneath(dirFd, [name], "read"), (fd) => native.closeFast(fd), this.clock, session === null ? undefined : () => session.canTake());
+      this.accept(seq, r);
+      rest = r.rest;
+      if (rest !== undefined) for (const g of rest) g.ref.refs++;
+    } finally {
+      for (const g of groups) this.release(g.ref);
+    }
+    if (rest !== undefined && session !== null) {
+      if (this.stopped) for (const g of rest) this.release(g.ref);
+      else this.post(session, rest);
+    }
+  }
+
+  private accept(seq: number, r: BatchResult): void {
+    if (r.exhausted) this.failure ??= fail("RESOURCE_EXHAUSTED", this.t.alias, this.t.rel);
+    this.results[seq] = r.matches;
+    while (this.results[this.prefixNext] !== undefined) this.prefixCount += (this.results[this.prefixNext++] as SearchMatch[]).length;
+    if (this.prefixCount >= this.want) this.stopped = true;
+  }
+
+  private throwFailure(): void {
+    // once the answer is complete, a later batch's failure (the worker dying meanwhile) cannot change it
+    if (this.failure !== null && !this.stopped) throw this.failure;
+  }
 }

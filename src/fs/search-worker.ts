@@ -1,0 +1,111 @@
+// The search worker's entry point (started lazily by search-pool.ts; a separate entry point of
+// the compiled executable, build/compile.ts). It receives batches of (directory descriptor, file
+// names) that the main thread opened and verified, opens each file below its descriptor with
+// openat2 (RESOLVE_BENEATH, no symlinks, RESOLVE_NO_XDEV where the workdir asks for it), scans it
+// with the same Scanner as the main thread and answers with the batch's matches only. It never
+// closes a directory descriptor: the main thread does, once the batch's answer arrived.
+// Cancellation arrives through shared memory (a message would wait behind the batch being
+// scanned): the Pace checks it before every file and after every buffer.
+
+import { edenGC } from "bun:jsc";
+import { close } from "../../platform/fs/linux.ts";
+import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
+import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
+import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
+import { DONE_BASE, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
+
+declare const self: Worker;
+
+let flags: Int32Array | null = null;
+const scanners = new Map<number, Scanner>();
+// One read buffer for every search: batches run one at a time here, and a scan never keeps
+// bytes in it from one file to the next.
+const shared = Buffer.allocUnsafe(BUFFER_BYTES);
+const queue: Extract<ToWorker, { type: "batch" }>[] = [];
+let running = false;
+let crashNext = false;
+/** Files scanned between young collections: each leaves a stat result, a view and a path behind. */
+const GC_EVERY_FILES = 4096;
+let filesSinceGc = 0;
+let stallNext = false;
+
+function reply(m: FromWorker): void {
+  self.postMessage(m);
+}
+
+class SharedPace implements Pace {
+  constructor(
+    private readonly id: number,
+    private readonly slot: number,
+  ) {}
+  tick(): boolean {
+    if (Atomics.load(flags as Int32Array, this.slot) === this.id) throw new BatchCancelled();
+    return false;
+  }
+  async pause(): Promise<void> {}
+}
+
+async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
+  const f = flags as Int32Array;
+  if (crashNext) {
+    setTimeout(() => {
+      throw new Error("search worker crash requested");
+    });
+    await new Promise(() => {}); // never answers: the thread ends first
+  }
+  if (stallNext) {
+    stallNext = false;
+    while (Atomics.load(f, b.slot) !== b.id) Atomics.wait(f, b.slot, Atomics.load(f, b.slot), 50);
+  }
+  try {
+    let scanner = scanners.get(b.id);
+    if (scanner === undefined) {
+      scanner = makeScanner(b.spec, shared);
+      scanners.set(b.id, scanner);
+    }
+    const r = await scanBatch(b.groups, scanner, b.params, openReadBeneath, close, new SharedPace(b.id, b.slot));
+    filesSinceGc += b.groups.reduce((n, g) => n + g.names.length, 0);
+    if (filesSinceGc >= GC_EVERY_FILES) {
+      filesSinceGc = 0;
+      edenGC();
+    }
+    Atomics.add(f, DONE_BASE + b.slot, 1);
+    reply({ type: "done", id: b.id, seq: b.seq, matches: r.matches, exhausted: r.exhausted });
+  } catch (err) {
+    Atomics.add(f, DONE_BASE + b.slot, 1);
+    if (err instanceof BatchCancelled) reply({ type: "cancelled", id: b.id, seq: b.seq });
+    else reply({ type: "failed", id: b.id, seq: b.seq });
+  }
+}
+
+async function drain(): Promise<void> {
+  running = true;
+  try {
+    for (let b = queue.shift(); b !== undefined; b = queue.shift()) await run(b);
+  } finally {
+    running = false;
+  }
+}
+
+self.onmessage = (e: MessageEvent<ToWorker>) => {
+  const m = e.data;
+  if (m.type === "init") {
+    flags = new Int32Array(m.sab);
+    Atomics.store(flags, READY, 1);
+    reply({ type: "ready" });
+  } else if (m.type === "batch") {
+    queue.push(m);
+    if (!running) void drain();
+  } else if (m.type === "end") {
+    scanners.delete(m.id);
+    // A search leaves garbage here (stat results, paths, and the batch messages, whose serialized
+    // bytes live outside the JS heap). This heap stays a few MB, so its collector rarely runs on
+    // its own and those bytes piled up (~0.5 MB per search); a full collection of so small a heap
+    // costs well under a millisecond.
+    Bun.gc(true);
+  } else if (m.type === "crash-next") {
+    crashNext = true;
+  } else if (m.type === "stall-next") {
+    stallNext = true;
+  }
+};
