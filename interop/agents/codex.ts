@@ -54,6 +54,7 @@ export const codexAcp: AgentSpec = {
   runtime: { kind: "acp", id: "codex-acp", args: [], shutdown_timeout_seconds: 2 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"),
+  windows: { pkg: "@zed-industries/codex-acp-win32-x64", version: "0.16.0", exe: "bin/codex-acp.exe" },
   startModel: () => startResponsesModel(CODEX_DIALECT),
   configure: (h, url) => codexHome(h, url, ['approval_policy = "untrusted"', 'sandbox_mode = "workspace-write"']),
 };

@@ -21,6 +21,7 @@ export const copilot: AgentSpec = {
   runtime: { kind: "acp", id: "copilot", args: ["--acp"], probe_timeout_seconds: 120 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/@github/copilot-linux-x64/copilot"),
+  windows: { pkg: "@github/copilot-win32-x64", version: "1.0.102", exe: "copilot.exe" },
   startModel: () => startChatModel(COPILOT_DIALECT),
   configure: (h, url) => ({
     ...baseEnv(h),

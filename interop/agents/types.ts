@@ -24,6 +24,13 @@ export interface AgentSpec {
   runtime: { kind: "acp"; id: string; args: string[]; tmpdir_env?: string[]; probe_timeout_seconds?: number; shutdown_timeout_seconds?: number } | { kind: "codex" | "claude" };
   /** The executable, given the package's install dir. */
   command(dir: string): string;
+  /**
+   * The agent's own Windows x64 build, for `npm run interop:wine`: the npm package that carries the
+   * native .exe (unpacked with `npm pack`, since npm refuses a win32 package on Linux), and the
+   * exe inside the unpacked `package/` directory; `env`, provider env lines the Windows run adds
+   * (operator settings Wine needs). Absent: the agent ships no Windows executable.
+   */
+  windows?: { pkg: string; version: string; exe: string; note?: string; env?: Record<string, string> };
   startModel(): ScriptedModel;
   /** Write config files under the HOME; return the provider env lines (KEY=VALUE). */
   configure(h: AgentHome, modelUrl: string): Record<string, string>;
