@@ -87,7 +87,8 @@ export function evidenceTable(r: Results, lane: Lane = "linux"): string {
     const cells = SCENARIOS.map((s) => {
       const c = a.cells[s];
       if (!c) return a.cells.setup?.result === "FAIL" ? `FAIL (setup: ${oneLine(a.cells.setup.detail).slice(0, 120)})` : "not run";
-      return c.result === "PASS" ? "PASS" : `FAIL: ${oneLine(c.detail).slice(0, 160)}`;
+      // An explained Wine limit keeps its whole reason (it leads the detail).
+      return c.result === "PASS" ? "PASS" : `FAIL: ${oneLine(c.detail).slice(0, c.detail.startsWith("Wine cannot model") ? 300 : 160)}`;
     });
     lines.push(`| ${a.agent} | ${a.pkg}@${a.version} | ${a.runtime} | ${cells.join(" | ")} | ${a.date} | ${a.os} | \`${REPRODUCE[lane]} ${a.agent}\` |`);
   }

@@ -97,6 +97,8 @@ async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[])
         log(`${spec.name} × ${s} …`);
         const started = Date.now();
         const cell = await runScenario(s, { chain, model, watch, workdir, continuationNeedsNewMinute: spec.continuationNeedsNewMinute === true && process.env.INTEROP_NO_WORKAROUNDS !== "1" });
+        const limit = win?.wineLimits?.[s];
+        if (cell.result === "FAIL" && limit) cell.detail = `Wine cannot model this: ${limit}. Observed: ${cell.detail}`;
         result.cells[s] = cell;
         log(`${spec.name} × ${s}: ${cell.result} (${((Date.now() - started) / 1000).toFixed(1)} s) ${cell.detail}`);
       }

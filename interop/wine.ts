@@ -53,7 +53,7 @@ async function main(): Promise<number> {
     if ((await sh(["cp", "-a", lane.prefix, `${prefix}.tmp`])) !== 0) return 1;
     fs.renameSync(`${prefix}.tmp`, prefix);
   }
-  const env = {
+  const env: Record<string, string | undefined> = {
     ...process.env,
     WINEPREFIX: prefix,
     WINEARCH: "win64",
@@ -62,6 +62,9 @@ async function main(): Promise<number> {
     // The driver finds the unpacked Windows packages through cacheRoot() (install.ts).
     XDG_CACHE_HOME: winPath(path.dirname(cacheRoot())),
   };
+  // The lane's prefix reports Windows 7 (6.1.7601); the agents' runtimes (Node.js in Copilot's
+  // executable) refuse anything below Windows 10, which is also what they support.
+  if ((await sh([lane.wine, "winecfg", "-v", "win10"], env, "ignore")) !== 0) log("winecfg -v win10 failed");
   // Output to files, not pipes: Wine's background services inherit the descriptors and would hold
   // a pipe open forever (as in scripts/windows-lane/run.sh).
   const outFile = path.join(cacheRoot(), "wine-driver.out");

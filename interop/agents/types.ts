@@ -3,6 +3,7 @@
 // point it at a scripted model on 127.0.0.1. Everything an agent needs is expressed here as
 // operator configuration, never as a branch in serverfs.
 import type { ScriptedModel } from "../models/script.ts";
+import type { Scenario } from "../scenarios.ts";
 
 export interface AgentHome {
   /** The private HOME; XDG dirs live under it. */
@@ -30,7 +31,18 @@ export interface AgentSpec {
    * exe inside the unpacked `package/` directory; `env`, provider env lines the Windows run adds
    * (operator settings Wine needs). Absent: the agent ships no Windows executable.
    */
-  windows?: { pkg: string; version: string; exe: string; note?: string; env?: Record<string, string> };
+  windows?: {
+    pkg: string;
+    version: string;
+    exe: string;
+    note?: string;
+    env?: Record<string, string>;
+    /**
+     * What Wine cannot model for a scenario, as measured: when that cell fails, its detail leads
+     * with this reason (the cell stays FAIL and the run exits 1). See docs/platform.md.
+     */
+    wineLimits?: Partial<Record<Scenario, string>>;
+  };
   startModel(): ScriptedModel;
   /** Write config files under the HOME; return the provider env lines (KEY=VALUE). */
   configure(h: AgentHome, modelUrl: string): Record<string, string>;
