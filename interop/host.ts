@@ -5,8 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { dlopen, FFIType } from "bun:ffi";
-import { processAlive, removeTree } from "../test/platform/windows-helpers.ts";
+import { processAlive, removeTree, wineVersion } from "../test/platform/windows-helpers.ts";
 import { ProcWatch, selfCheck, type Seen, type Watch } from "./procscan.ts";
 import { WinWatch, winSelfCheck } from "./winscan.ts";
 
@@ -16,21 +15,9 @@ const REPO = path.resolve(import.meta.dir, "..");
 /** Which of the two runs this is: results file, doc markers and the reproduce command follow it. */
 export const LANE: "linux" | "wine" = WINDOWS ? "wine" : "linux";
 
-export function wineVersion(): string | null {
-  if (!WINDOWS) return null;
-  try {
-    const ntdll = dlopen("ntdll.dll", { wine_get_version: { args: [], returns: FFIType.cstring } });
-    const v = String(ntdll.symbols.wine_get_version());
-    ntdll.close();
-    return v;
-  } catch {
-    return null;
-  }
-}
-
 export function osLabel(): string {
   if (!WINDOWS) return `${os.platform()}-${os.arch()} ${os.release()}`;
-  const wine = wineVersion();
+  const wine = wineVersion;
   return wine ? `windows-x64 under Wine ${wine}` : `windows-x64 ${os.release()}`;
 }
 
