@@ -12,7 +12,7 @@ import { AGENTS } from "./agents/index.ts";
 import type { AgentSpec } from "./agents/types.ts";
 import { Chain } from "./chain.ts";
 import { LANE, WINDOWS, newWatch, osLabel, removeBase, scanSelfCheck, serverfsExe } from "./host.ts";
-import { ensureInstalled, packedDir } from "./install.ts";
+import { ensureInstalled, installDir, packedDir } from "./install.ts";
 import { failures, markdown, merge, updateDoc, writeResults, type AgentResult } from "./report.ts";
 import { runScenario, SCENARIOS, type Scenario } from "./scenarios.ts";
 
@@ -33,7 +33,7 @@ function toml(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function writeConfig(base: string, spec: AgentSpec, command: string, runtime: string, workdir: string, envFile: string): string {
+function writeConfig(base: string, spec: AgentSpec, command: string, runtime: string, workdir: string, envFile: string, argsBefore: string[] = []): string {
   const lines = [
     "[server]",
     `state_dir = ${toml(path.join(base, "state"))}`,
@@ -51,7 +51,7 @@ function writeConfig(base: string, spec: AgentSpec, command: string, runtime: st
   ];
   const r = spec.runtime;
   if (r.kind === "acp") {
-    lines.push("[[agent.acp_profiles]]", `id = ${toml(r.id)}`, `command = ${toml(command)}`, `args = ${toml(r.args)}`, "use_proxy = false");
+    lines.push("[[agent.acp_profiles]]", `id = ${toml(r.id)}`, `command = ${toml(command)}`, `args = ${toml([...argsBefore, ...r.args])}`, "use_proxy = false");
     if (r.tmpdir_env) lines.push(`tmpdir_env = ${toml(r.tmpdir_env)}`);
     if (r.probe_timeout_seconds) lines.push(`probe_timeout_seconds = ${r.probe_timeout_seconds}`);
     if (r.shutdown_timeout_seconds) lines.push(`shutdown_timeout_seconds = ${r.shutdown_timeout_seconds}`);
@@ -66,7 +66,8 @@ function writeConfig(base: string, spec: AgentSpec, command: string, runtime: st
 async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[]): Promise<AgentResult> {
   const runtime = spec.runtime.kind === "acp" ? `acp-${spec.runtime.id}` : spec.runtime.kind;
   const win = WINDOWS ? spec.windows : undefined;
-  const result: AgentResult = { agent: spec.name, pkg: win?.pkg ?? spec.pkg, version: win?.version ?? spec.version, runtime, date: new Date().toISOString().slice(0, 10), os: osLabel(), cells: {} };
+  const own = !win || win.script !== undefined;
+  const result: AgentResult = { agent: spec.name, pkg: own ? spec.pkg : win.pkg, version: !win ? spec.version : win.script ? `${spec.version} on ${win.pkg}@${win.version}` : win.version, runtime, date: new Date().toISOString().slice(0, 10), os: osLabel(), cells: {} };
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "sfs-interop-"));
   const marker = crypto.randomUUID();
   const home = path.join(base, "home");
@@ -78,16 +79,17 @@ async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[])
   const watch = newWatch(marker, () => chain?.bridgePid() ?? null);
   try {
     // Under Wine no npm runs: wine.ts unpacked the Windows package before starting this driver.
-    const dir = win ? packedDir(win.pkg, win.version) : spec.source === "cache" ? await ensureInstalled(spec.pkg, spec.version, log) : REPO;
-    const command = win ? path.join(dir, "package", win.exe) : spec.command(dir);
+    const dir = win && !win.script ? packedDir(win.pkg, win.version) : spec.source === "cache" ? (WINDOWS ? installDir(spec.pkg, spec.version) : await ensureInstalled(spec.pkg, spec.version, log)) : REPO;
+    const command = win ? path.join(packedDir(win.pkg, win.version), "package", win.exe) : spec.command(dir);
+    const argsBefore = win?.script ? [win.script(dir)] : [];
     if (!fs.existsSync(command)) throw new Error(`${command} is not installed`);
     const env = { ...spec.configure({ home, marker, workdir }, model.baseUrl), ...win?.env };
     const envFile = path.join(base, "provider.env");
     fs.writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n")}\n`, { mode: 0o600 });
-    chain = new Chain(bin, base, writeConfig(base, spec, command, runtime, workdir, envFile), runtime, home);
+    chain = new Chain(bin, base, writeConfig(base, spec, command, runtime, workdir, envFile, argsBefore), runtime, home);
     await chain.startBridge();
     await chain.connect();
-    result.cells.setup = { result: "PASS", detail: `profile ${runtime} → ${path.relative(dir, command)}${win?.note ? ` (${win.note})` : ""}` };
+    result.cells.setup = { result: "PASS", detail: `profile ${runtime} → ${win ? `${win.pkg}@${win.version} ${win.exe}${argsBefore.length ? ` ${path.relative(dir, argsBefore[0]!)}` : ""}` : path.relative(dir, command)}${win?.note ? ` (${win.note})` : ""}` };
   } catch (e) {
     result.cells.setup = { result: "FAIL", detail: e instanceof Error ? e.message : String(e) };
   }

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AGENTS } from "./agents/index.ts";
-import { cacheRoot, ensurePacked } from "./install.ts";
+import { cacheRoot, ensureInstalled, ensurePacked } from "./install.ts";
 
 const REPO = path.resolve(import.meta.dir, "..");
 const log = (s: string) => console.error(`[interop:wine] ${s}`);
@@ -44,7 +44,11 @@ async function main(): Promise<number> {
     log("build/compile.ts windows-x64 failed");
     return 1;
   }
-  for (const a of args.length > 0 ? win.filter((s) => args.includes(s.name)) : win) await ensurePacked(a.windows!.pkg, a.windows!.version, log);
+  for (const a of args.length > 0 ? win.filter((s) => args.includes(s.name)) : win) {
+    await ensurePacked(a.windows!.pkg, a.windows!.version, log);
+    // A Node-script agent's own package installs as on Linux (npm runs here, not under Wine).
+    if (a.windows!.script && a.source === "cache") await ensureInstalled(a.pkg, a.version, log);
+  }
   // The private prefix is copied once (the shim included) and reused by later runs.
   const prefix = path.join(cacheRoot(), "wine-prefix");
   if (!fs.existsSync(path.join(prefix, "system.reg"))) {

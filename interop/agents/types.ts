@@ -42,6 +42,11 @@ export interface AgentSpec {
      * with this reason (the cell stays FAIL and the run exits 1). See docs/platform.md.
      */
     wineLimits?: Partial<Record<Scenario, string>>;
+    /**
+     * For an agent that is a Node script: `pkg`/`exe` name a Windows Node from npm, and this gives
+     * the agent's entry script inside its own package (installed as on Linux) that Node runs.
+     */
+    script?: (agentDir: string) => string;
   };
   startModel(): ScriptedModel;
   /** Write config files under the HOME; return the provider env lines (KEY=VALUE). */
