@@ -6,8 +6,8 @@ import { Client, type CallToolResult } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import fs from "node:fs";
 import path from "node:path";
-import { BridgeClient } from "../src/bridge/ipc/client.ts";
-import { deploymentPaths } from "../src/config/paths.ts";
+import { bridgeClientFor } from "../src/bridge/ipc/connect.ts";
+import { bridgeEnv } from "./host.ts";
 
 export type Task = Record<string, unknown> & { task_id: string; status: string };
 export type Pending = { request_id: string; kind?: string; payload: { response_options?: Array<{ option_id: string; kind: string; name?: string }> } };
@@ -32,21 +32,26 @@ export class Chain {
     const log = fs.openSync(this.bridgeLog, "a");
     // A service manager's environment, not this shell's: what the host exports (e.g. IS_SANDBOX,
     // CA bundles) would otherwise reach every agent and make the matrix depend on the machine.
-    const env = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, LANG: "C.UTF-8" };
-    this.bridge = Bun.spawn([this.bin, "bridge", "--config", this.config], { stdin: "ignore", stdout: log, stderr: log, env });
+    const env = bridgeEnv(this.home);
+    this.bridge = Bun.spawn([this.bin, "bridge", "--config", this.config], { stdin: "ignore", stdout: log, stderr: log, env, windowsHide: true });
     fs.closeSync(log);
-    const socket = deploymentPaths({ server: { state_dir: path.join(this.base, "state") } }).socketPath;
-    const probe = new BridgeClient({ path: socket }, 2000);
-    const until = Date.now() + 20_000;
+    // Under Wine a Windows process takes seconds to start.
+    const until = Date.now() + (process.platform === "win32" ? 90_000 : 20_000);
     while (Date.now() < until && this.bridge.exitCode === null) {
       try {
-        await probe.call("bridge.status", {});
+        // Made anew each try: on Windows the client reads the pipe token the Bridge writes at start.
+        await bridgeClientFor({ server: { state_dir: path.join(this.base, "state") } }, { timeoutMs: 2000 }).call("bridge.status", {});
         return;
       } catch {
         await Bun.sleep(50);
       }
     }
     throw new Error(`bridge did not start (see ${this.bridgeLog})`);
+  }
+
+  /** The running Bridge's pid (the Windows scan's root), or null between a stop and a start. */
+  bridgePid(): number | null {
+    return this.bridge?.pid ?? null;
   }
 
   async stopBridge(): Promise<void> {

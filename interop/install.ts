@@ -34,6 +34,38 @@ export async function ensureInstalled(pkg: string, version: string, log: (s: str
   return dir;
 }
 
+/** Where `ensurePacked` unpacks a Windows package (its files are under `package/`). */
+export const packedDir = (pkg: string, version: string) => path.join(cacheRoot(), "win32", `${pkg.replace("/", "+")}@${version}`);
+
+/**
+ * A win32 platform package unpacked as npm packs it (npm install refuses its `os` field on Linux;
+ * `npm pack` fetches the same tarball with the registry's integrity check and installs nothing).
+ */
+export async function ensurePacked(pkg: string, version: string, log: (s: string) => void): Promise<string> {
+  const dir = packedDir(pkg, version);
+  try {
+    if ((JSON.parse(fs.readFileSync(path.join(dir, "package", "package.json"), "utf8")) as { version?: string }).version === version) return dir;
+  } catch {
+    // not there yet
+  }
+  log(`fetching ${pkg}@${version} into ${dir}`);
+  const tmp = `${dir}.tmp`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  const run = async (argv: string[]) => {
+    const p = Bun.spawn(argv, { cwd: tmp, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    if (code !== 0) throw new Error(`${argv.slice(0, 2).join(" ")} ${pkg}@${version} failed (exit ${code}): ${(err || out).slice(-800)}`);
+    return out.trim();
+  };
+  const tarball = await run(["npm", "pack", "--silent", `${pkg}@${version}`]);
+  await run(["tar", "-xzf", tarball]);
+  fs.rmSync(path.join(tmp, tarball));
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(tmp, dir);
+  return dir;
+}
+
 if (import.meta.main) {
   const [pkg, version] = process.argv.slice(2);
   if (!pkg || !version) throw new Error("usage: bun interop/install.ts <pkg> <version>");

@@ -4,10 +4,17 @@
 // the task ran) leads to such a process; tools that scrub their environment are caught that way.
 import fs from "node:fs";
 
-interface Seen {
+export interface Seen {
   pid: number;
   start: string;
   cmd: string;
+}
+
+/** What the scenarios need of a scan (this /proc one on Linux, winscan.ts's Toolhelp one on Windows). */
+export interface Watch {
+  snapshot(): void;
+  survivors(): Seen[];
+  waitGone(timeoutMs: number): Promise<Seen[]>;
 }
 
 function stat(pid: number): { ppid: number; state: string; start: string } | null {
@@ -38,7 +45,7 @@ const read = (pid: number, what: string) => {
 
 const live = (s: { state: string } | null) => s !== null && s.state !== "Z" && s.state !== "X";
 
-export class ProcWatch {
+export class ProcWatch implements Watch {
   private readonly known = new Map<string, Seen>();
   constructor(private readonly marker: string) {}
 

@@ -5,7 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { optionOfKind, TERMINAL, type Chain, type Pending, type Task } from "./chain.ts";
 import type { ScriptedModel } from "./models/script.ts";
-import type { ProcWatch } from "./procscan.ts";
+import { cancelProbe } from "./host.ts";
+import type { Watch } from "./procscan.ts";
 
 export const SCENARIOS = ["text", "allow", "reject", "cancel", "continue"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -18,7 +19,7 @@ export interface Cell {
 export interface Ctx {
   chain: Chain;
   model: ScriptedModel;
-  watch: ProcWatch;
+  watch: Watch;
   workdir: string;
   /** Wait for the next clock minute before continuing (an agent's own session/load bug). */
   continuationNeedsNewMinute?: boolean;
@@ -59,14 +60,6 @@ async function answer(ctx: Ctx, id: string, req: Pending, allow: boolean): Promi
   }
   await ctx.chain.tool("respond_agent_approval", { task_id: id, request_id: req.request_id, decision: allow ? "approve_once" : "deny" });
   return `decision ${allow ? "approve_once" : "deny"}`;
-}
-
-function cmdline(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0/g, " ");
-  } catch {
-    return "";
-  }
 }
 
 const outcome = (t: Task) => `${t.status}${t.error_code ? ` ${t.error_code}` : ""}${t.error_message ? ` (${String(t.error_message).slice(0, 120)})` : ""}`;
@@ -129,8 +122,7 @@ async function reject(ctx: Ctx): Promise<string> {
 
 async function cancel(ctx: Ctx): Promise<string> {
   const pids = path.join(ctx.workdir, "pids.txt");
-  // Not starting with `sleep`: Claude Code 2.1.x blocks a command that opens with a long sleep.
-  const id = await ctx.chain.submit(`SHELL echo $$ > ${pids}; sleep 300 & echo $! >> ${pids}; sleep 301 & echo $! >> ${pids}; wait`);
+  const id = await ctx.chain.submit(`SHELL ${cancelProbe.command(pids)}`);
   const until = Date.now() + 120_000;
   let asked = "no approval asked";
   for (;;) {
@@ -144,16 +136,17 @@ async function cancel(ctx: Ctx): Promise<string> {
   }
   // The shell reports pids in its own pid namespace (Codex's sandbox has one): only pids that are
   // this namespace's sleeps/shells are checked directly; the scan must see the sleeps either way.
-  const toolPids = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number).filter((p) => /sleep|sh/.test(cmdline(p)));
+  const written = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
+  const toolPids = cancelProbe.toolPids(written);
   ctx.watch.snapshot();
   const seen = ctx.watch.survivors();
   const before = seen.length;
-  const sleeps = seen.filter((p) => /^sleep 30[01]/.test(p.cmd)).length;
+  const sleeps = cancelProbe.sleepsSeen(seen, written);
   check(sleeps === 2, `the scan saw ${sleeps} of the 2 tool sleeps before the cancel (${before} agent processes)`);
   const c = await ctx.chain.tool("cancel_agent_task", { task_id: id });
   check(c.status === "cancelled", `cancel answered ${String(c.status)}`);
   const left = await ctx.watch.waitGone(30_000);
-  const alive = toolPids.filter((p) => fs.existsSync(`/proc/${p}`) && !/\) [ZX] /.test(fs.readFileSync(`/proc/${p}/stat`, "utf8")));
+  const alive = toolPids.filter((p) => cancelProbe.alive(p));
   check(alive.length === 0 && left.length === 0, `survivors after cancel: tool pids [${alive.join(",")}], scan [${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}]`);
   const after = (await ctx.chain.tool("get_agent_task", { task_id: id })) as Task;
   check(after.status === "cancelled", `task ${outcome(after)} after cancel`);

@@ -54,6 +54,14 @@ export const codexAcp: AgentSpec = {
   runtime: { kind: "acp", id: "codex-acp", args: [], shutdown_timeout_seconds: 2 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"),
+  windows: {
+    pkg: "@zed-industries/codex-acp-win32-x64",
+    version: "0.16.0",
+    exe: "bin/codex-acp.exe",
+    wineLimits: Object.fromEntries(
+      (["allow", "cancel"] as const).map((s) => [s, "Codex's Windows build runs its shell tool (shell_command) through PowerShell, and Wine 8.0's powershell.exe is a stub that runs nothing and exits 0"]),
+    ),
+  },
   startModel: () => startResponsesModel(CODEX_DIALECT),
   configure: (h, url) => codexHome(h, url, ['approval_policy = "untrusted"', 'sandbox_mode = "workspace-write"']),
 };

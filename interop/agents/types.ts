@@ -3,6 +3,7 @@
 // point it at a scripted model on 127.0.0.1. Everything an agent needs is expressed here as
 // operator configuration, never as a branch in serverfs.
 import type { ScriptedModel } from "../models/script.ts";
+import type { Scenario } from "../scenarios.ts";
 
 export interface AgentHome {
   /** The private HOME; XDG dirs live under it. */
@@ -24,6 +25,29 @@ export interface AgentSpec {
   runtime: { kind: "acp"; id: string; args: string[]; tmpdir_env?: string[]; probe_timeout_seconds?: number; shutdown_timeout_seconds?: number } | { kind: "codex" | "claude" };
   /** The executable, given the package's install dir. */
   command(dir: string): string;
+  /**
+   * The agent's own Windows x64 build, for `npm run interop:wine`: the npm package that carries the
+   * native .exe (unpacked with `npm pack`, since npm refuses a win32 package on Linux), and the
+   * exe inside the unpacked `package/` directory; `env`, provider env lines the Windows run adds
+   * (operator settings Wine needs). Absent: the agent ships no Windows executable.
+   */
+  windows?: {
+    pkg: string;
+    version: string;
+    exe: string;
+    note?: string;
+    env?: Record<string, string>;
+    /**
+     * What Wine cannot model for a scenario, as measured: when that cell fails, its detail leads
+     * with this reason (the cell stays FAIL and the run exits 1). See docs/platform.md.
+     */
+    wineLimits?: Partial<Record<Scenario, string>>;
+    /**
+     * For an agent that is a Node script: `pkg`/`exe` name a Windows Node from npm, and this gives
+     * the agent's entry script inside its own package (installed as on Linux) that Node runs.
+     */
+    script?: (agentDir: string) => string;
+  };
   startModel(): ScriptedModel;
   /** Write config files under the HOME; return the provider env lines (KEY=VALUE). */
   configure(h: AgentHome, modelUrl: string): Record<string, string>;

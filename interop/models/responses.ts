@@ -13,16 +13,30 @@ interface InputItem {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** Codex's shell tool: `exec_command {cmd}` in current cores, `shell {command: argv}` in older ones. */
+const psQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * Codex's shell tool: `exec_command {cmd}` in current cores, `shell {command: argv}` in older ones,
+ * and `shell_command {command}` (a PowerShell command line) in its Windows builds.
+ */
 function codexShell(command: string, tools: readonly string[]) {
+  if (!tools.includes("exec_command") && tools.includes("shell_command")) return { tool: "shell_command", args: { command } };
   if (!tools.includes("exec_command") && tools.includes("shell")) return { tool: "shell", args: { command: ["bash", "-lc", command] } };
   return { tool: "exec_command", args: { cmd: command } };
+}
+
+/** The file write as a command in the shell the offered tool runs (PowerShell for shell_command). */
+function codexWrite(file: string, content: string, tools: readonly string[]) {
+  if (!tools.includes("exec_command") && tools.includes("shell_command")) {
+    return codexShell(`Set-Content -NoNewline -LiteralPath ${psQuote(file)} -Value ${psQuote(content)}`, tools);
+  }
+  return codexShell(`printf '%s' ${quote(content)} | tee ${quote(file)}`, tools);
 }
 
 export const CODEX_DIALECT: Dialect = {
   // A file write as a command, so the operator's approval settings (an exec-policy rule for `tee`,
   // or approval_policy = "untrusted") make Codex ask; apply_patch inside the workspace never asks.
-  write: (file, content, tools) => codexShell(`printf '%s' ${quote(content)} | tee ${quote(file)}`, tools),
+  write: codexWrite,
   shell: codexShell,
   ask: (question, tools) =>
     tools.includes("request_user_input")

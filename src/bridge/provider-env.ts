@@ -4,6 +4,18 @@
 import fs from "node:fs";
 import { ServerfsError } from "../errors.ts";
 import { scrubEnv } from "../../platform/index.ts";
+import { IS_WINDOWS } from "../../platform/os.ts";
+
+/**
+ * POSIX owner and mode bits as the check that a secret file is private to this user. Windows has
+ * neither: Bun synthesises `mode` there (0666, or 0444 when read-only) and access is the file's
+ * DACL, so on Windows only the regular-file check applies, as for the Bridge token (and as
+ * `serverfs doctor` reports: "ACLs not measured on Windows").
+ */
+export function privateToUser(st: fs.Stats): boolean {
+  if (IS_WINDOWS) return true;
+  return (!process.getuid || st.uid === process.getuid()) && (st.mode & 0o077) === 0;
+}
 
 export function readProviderEnvFile(file: string): Record<string, string> {
   let fd: number;
@@ -14,7 +26,7 @@ export function readProviderEnvFile(file: string): Record<string, string> {
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || (process.getuid && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0) {
+    if (!st.isFile() || !privateToUser(st)) {
       throw new ServerfsError("CONFIGURATION_ERROR", "provider_env_file must be a 0600 regular file owned by this user");
     }
     const out: Record<string, string> = {};

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
+import { privateToUser } from "./provider-env.ts";
 
 export const MAX_CHUNK_BYTES = 65_536;
 
@@ -58,7 +59,7 @@ export function readSpoolChunk(spoolDir: string, taskId: string, offset: number,
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || (process.getuid && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0) {
+    if (!st.isFile() || !privateToUser(st)) {
       throw new ServerfsError("AGENT_RESULT_STORAGE_ERROR", "spooled result is not a private regular file");
     }
     const size = st.size;

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { errnoCode } from "../errors.ts";
+import { removeTree } from "../../platform/fs/remove-tree.ts";
 
 export interface StateSnapshot {
   integrity: string[];
@@ -86,13 +87,13 @@ export function openStateSnapshot(dbPath: string): SnapshotOutcome {
         },
         close() {
           opened.close();
-          fs.rmSync(dir, { recursive: true, force: true });
+          removeTree(dir);
         },
       },
     };
   } catch {
     db?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
     return { kind: "unreadable", why: "is not a readable SQLite database" };
   }
 }

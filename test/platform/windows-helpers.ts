@@ -88,18 +88,19 @@ export function descendants(root: number, table = processTable()): ProcessRow[] 
   return [...found.values()];
 }
 
-/** Wine exports wine_get_version from its ntdll; real Windows does not. */
-export const isWine: boolean = (() => {
-  if (!onWindows) return false;
+/** Wine exports wine_get_version from its ntdll; real Windows does not. Null off Wine. */
+export const wineVersion: string | null = (() => {
+  if (!onWindows) return null;
   try {
     const ntdll = dlopen("ntdll.dll", { wine_get_version: { args: [], returns: FFIType.cstring } });
     const version = String(ntdll.symbols.wine_get_version());
     ntdll.close();
-    return version.length > 0;
+    return version.length > 0 ? version : null;
   } catch {
-    return false;
+    return null;
   }
 })();
+export const isWine: boolean = wineVersion !== null;
 
 /**
  * rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0 (Windows Bun's recursive delete uses a

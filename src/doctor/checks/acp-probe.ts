@@ -24,6 +24,7 @@ import { CLIENT_CAPABILITIES, CLIENT_INFO } from "../../runtimes/acp/turn.ts";
 import { doctorRunId, printableLine } from "../bounded-run.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
+import { removeTree } from "../../../platform/fs/remove-tree.ts";
 
 /** How long a politely closed agent gets to exit by itself before the containment stop. */
 const POLITE_EXIT_MS = 1000;
@@ -40,7 +41,7 @@ function throwawayDir(ctx: DoctorContext): string | null {
   });
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-doctor-acp-")));
   if (roots.some((r) => isWithin(dir, r))) {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
     return null;
   }
   return dir;
@@ -223,6 +224,6 @@ export async function acpProbe(ctx: DoctorContext, profile: AcpProfile): Promise
       evidence = await proc.stop(profile.shutdown_timeout_seconds * 1000);
     }
     if (proc !== null) out.push(stopResult(`${base}.stop`, L("stop"), evidence));
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   }
 }

@@ -7,6 +7,7 @@ import { containment } from "../../../platform/index.ts";
 import { ServerfsError } from "../../errors.ts";
 import { CodexRpc } from "./rpc.ts";
 import { CLIENT_INFO, appServerLaunch, type CodexTurnOptions } from "./turn.ts";
+import { removeTree } from "../../../platform/fs/remove-tree.ts";
 
 const MAX_MODELS = 64;
 const MAX_PAGES = 8;
@@ -88,6 +89,6 @@ export async function discoverModels(opts: Pick<CodexTurnOptions, "exe" | "confi
     }
     await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 1000))]);
     await proc.stop(500);
-    fs.rmSync(scratch, { recursive: true, force: true });
+    removeTree(scratch);
   }
 }

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { Redactor } from "../../bridge/redact.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { TaskContext } from "../types.ts";
+import { removeTree } from "../../../platform/fs/remove-tree.ts";
 
 export interface Diagnostics {
   /** Private operator diagnostics; `detail` is already bounded and redacted. */
@@ -39,7 +40,7 @@ export async function runTurnFrame<T>(
   } finally {
     ctx.signal.removeEventListener("abort", onAbort);
     turn.cleanup();
-    fs.rmSync(tmpDir, { recursive: true, force: true });
+    removeTree(tmpDir);
   }
 }
 
