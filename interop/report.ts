@@ -83,14 +83,30 @@ export function evidenceTable(r: Results, lane: Lane = "linux"): string {
     "| agent | exact version | runtime | " + SCENARIOS.map((s) => LEVEL[s]).join(" | ") + " | date | OS | reproduce |",
     "|---|---|---|" + SCENARIOS.map(() => "---").join("|") + "|---|---|---|",
   ];
+  // A failing cell names a numbered reason under the table: one reason (a Wine limit, say) often
+  // explains a whole row, and the table stays readable.
+  const reasons: string[] = [];
+  const noteOf = (reason: string): number => {
+    const at = reasons.indexOf(reason);
+    return at >= 0 ? at + 1 : reasons.push(reason);
+  };
+  const reasonOf = (detail: string): string => {
+    const one = oneLine(detail);
+    // an explained Wine limit is the same for every cell it causes; what was observed differs
+    const wine = one.startsWith("Wine cannot model") ? one.split(" Observed:")[0]! : null;
+    return (wine ?? one).slice(0, 400);
+  };
   for (const a of r.agents) {
     const cells = SCENARIOS.map((s) => {
       const c = a.cells[s];
-      if (!c) return a.cells.setup?.result === "FAIL" ? `FAIL (setup: ${oneLine(a.cells.setup.detail).slice(0, 120)})` : "not run";
-      // An explained Wine limit keeps its whole reason (it leads the detail).
-      return c.result === "PASS" ? "PASS" : `FAIL: ${oneLine(c.detail).slice(0, c.detail.startsWith("Wine cannot model") ? 300 : 160)}`;
+      if (!c) return a.cells.setup?.result === "FAIL" ? `FAIL (setup) [${noteOf(reasonOf(a.cells.setup.detail))}]` : "not run";
+      return c.result === "PASS" ? "PASS" : `FAIL [${noteOf(reasonOf(c.detail))}]`;
     });
     lines.push(`| ${a.agent} | ${a.pkg}@${a.version} | ${a.runtime} | ${cells.join(" | ")} | ${a.date} | ${a.os} | \`${REPRODUCE[lane]} ${a.agent}\` |`);
+  }
+  if (reasons.length > 0) {
+    lines.push("");
+    reasons.forEach((why, i) => lines.push(`[${i + 1}] ${why}${i === reasons.length - 1 ? "" : "  "}`));
   }
   return lines.join("\n");
 }
