@@ -130,7 +130,9 @@ describe("bounded selection (selectInSteps)", () => {
         for (let i = 0; i < len; i++) s += alphabet[Math.floor(r() * alphabet.length)];
         names.add(s);
       }
-      const all = [...names].map((name, i) => ({ name, kind: (i % 3 === 0 ? "directory" : "file") as DirEntryInfo["kind"] }));
+      // every kind, files the most common (the selection keeps only the non-file kinds aside)
+      const KINDS: DirEntryInfo["kind"][] = ["file", "directory", "file", "symlink", "file", "other", "unknown"];
+      const all = [...names].map((name) => ({ name, kind: KINDS[Math.floor(r() * KINDS.length)] as DirEntryInfo["kind"] }));
       const k = [0, 1, 2, Math.floor(r() * 50), Math.floor(r() * 2000), n, n + 5][round % 7] as number;
       const mod = 1 + Math.floor(r() * 4);
       const accept = (name: string) => name.length % mod !== 0;
