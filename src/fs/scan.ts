@@ -125,12 +125,14 @@ export class Scanner {
    */
   scanFile(fd: number, size: number, path: string, want: number, pace: Pace): FileMatch[] | Promise<FileMatch[]> {
     const B = this.buf;
-    // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
-    // candidate for the needle (or the regex); nothing else needs doing.
+    // Fast path for the common case: the whole file arrives in one read and holds no candidate
+    // for the needle (or, holding no NUL, none for the regex); nothing else needs doing. A NUL only
+    // ever cuts matches away, so a fixed string absent from the whole file skips the NUL pass (a
+    // second pass over every byte searched).
     if ((this.caseSensitive || this.regex !== null) && size < B.length) {
       const n = fs.readSync(fd, B, 0, B.length, 0);
       const view = B.subarray(0, n);
-      if (n >= size && view.indexOf(0) === -1 && (this.regex !== null ? this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
+      if (n >= size && (this.regex !== null ? view.indexOf(0) === -1 && this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
       return this.scanAll(fd, size, path, want, pace, n);
     }
     return this.scanAll(fd, size, path, want, pace, -1);
