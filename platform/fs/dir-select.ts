@@ -5,7 +5,7 @@
 // O(k) however large the directory is, and time O(n log k).
 
 import { edenGC } from "bun:jsc";
-import { compareNames, sortByName } from "./name-order.ts";
+import { compareNames, sortByName, sortNames } from "./name-order.ts";
 import type { DirEntryInfo } from "./native.ts";
 
 export interface DirSelection {
@@ -74,7 +74,13 @@ export function selectInSteps(k: number, accept: (name: string) => boolean, read
 }
 
 export class SmallestEntries {
-  private cand: DirEntryInfo[] = [];
+  /**
+   * Candidate names, bare: sorting strings with the engine's own comparison (no comparator call
+   * per step) halved the sort, a third of a 200 000-entry find's JavaScript time. Most entries are
+   * regular files, so only the others keep their kind, in `others`, matched back by name.
+   */
+  private names: string[] = [];
+  private others: DirEntryInfo[] = [];
   private offered = 0;
   private bound: string | null = null;
   private visible = 0;
@@ -94,19 +100,34 @@ export class SmallestEntries {
     if (!this.accept(name)) return;
     this.visible++;
     if (this.k === 0 || (this.bound !== null && compareNames(name, this.bound) >= 0)) return;
-    this.cand.push({ name, kind });
-    if (this.cand.length >= this.cutAt) this.cut();
+    this.names.push(name);
+    if (kind !== "file") this.others.push({ name, kind });
+    if (this.names.length >= this.cutAt) this.cut();
   }
 
   private cut(): void {
-    sortByName(this.cand);
-    this.cand.length = this.k;
-    this.bound = (this.cand[this.k - 1] as DirEntryInfo).name;
+    sortNames(this.names);
+    this.names.length = this.k;
+    const bound = this.names[this.k - 1] as string;
+    this.bound = bound;
+    this.others = this.others.filter((e) => compareNames(e.name, bound) <= 0);
   }
 
   result(): DirSelection {
-    sortByName(this.cand);
-    if (this.cand.length > this.k) this.cand.length = this.k;
-    return { entries: this.cand, visible: this.visible };
+    const names = sortNames(this.names);
+    if (names.length > this.k) names.length = this.k;
+    // the others are a subset of the candidates in the same order: one pass pairs them up
+    const others = sortByName(this.others);
+    const entries: DirEntryInfo[] = new Array(names.length);
+    let j = 0;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      const o = others[j];
+      if (o !== undefined && o.name === name) {
+        entries[i] = o;
+        j++;
+      } else entries[i] = { name, kind: "file" };
+    }
+    return { entries, visible: this.visible };
   }
 }

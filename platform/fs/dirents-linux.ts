@@ -2,7 +2,8 @@
 // node:fs.readdirSync materialises every name of a directory at once (and Bun builds each string
 // lazily, so touching it costs again); here a 300 000-entry directory costs one reused 256 KiB
 // buffer plus whatever the caller keeps. Names are decoded exactly as readdirSync decodes them
-// (UTF-8 with U+FFFD for invalid sequences), so listings do not change with the reader.
+// (UTF-8 with U+FFFD for invalid sequences; an all-ASCII name takes a Latin-1 fast path, the same
+// string), so listings do not change with the reader.
 
 import * as sys from "./linux.ts";
 import type { DirEntryInfo } from "./native.ts";
@@ -22,7 +23,9 @@ KIND[12] = "other"; // DT_SOCK
 // One buffer for every listing (allocated on first use): each next() fills and parses it
 // completely before returning, on the one JS thread, so interleaved listings (paused walks) never
 // see each other's bytes.
-let shared: Buffer | null = null;
+let shared: NameBuffer | null = null;
+/** Bun's Buffer has Node's latin1Slice (one byte, one code unit), which @types/node does not declare. */
+type NameBuffer = Buffer & { latin1Slice(start: number, end: number): string };
 const DOT = 0x2e;
 
 export class DirentReader {
@@ -42,7 +45,7 @@ export class DirentReader {
    */
   next(each: (name: string, kind: Kind) => boolean | void): boolean {
     if (this.done) return false;
-    shared ??= Buffer.allocUnsafe(256 * 1024);
+    shared ??= Buffer.allocUnsafe(256 * 1024) as NameBuffer;
     const BUF = shared;
     const n = sys.getdents64(this.fd, BUF);
     if (n === 0) {
@@ -55,11 +58,19 @@ export class DirentReader {
       const start = pos + 19;
       const recEnd = pos + reclen;
       pos = recEnd;
-      let end = BUF.indexOf(0, start);
-      if (end < 0 || end > recEnd) end = recEnd;
+      // find the NUL and whether any byte is outside ASCII in one pass
+      let end = start;
+      let high = 0;
+      for (; end < recEnd; end++) {
+        const b = BUF[end] as number;
+        if (b === 0) break;
+        high |= b;
+      }
       const len = end - start;
       if (BUF[start] === DOT && (len === 1 || (len === 2 && BUF[start + 1] === DOT))) continue;
-      if (each(BUF.toString("utf8", start, end), KIND[type] ?? "unknown") === false) {
+      // an ASCII name decodes the same as Latin-1, which skips UTF-8 validation (~a third of the decoding time)
+      const name = high < 0x80 ? BUF.latin1Slice(start, end) : BUF.toString("utf8", start, end);
+      if (each(name, KIND[type] ?? "unknown") === false) {
         this.done = true;
         return false;
       }

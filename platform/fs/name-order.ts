@@ -34,3 +34,9 @@ export function sortByName<T extends { name: string }>(entries: T[]): T[] {
   if (simple) return entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   return entries.sort((a, b) => compareNames(a.name, b.name));
 }
+
+/** sortByName for bare names (distinct): the engine's default string order is code-unit order, which is code-point order unless a name holds U+D800 or above. */
+export function sortNames(names: string[]): string[] {
+  for (const n of names) if (BEYOND_BMP_LOW.test(n)) return names.sort(compareNames);
+  return names.sort();
+}

@@ -99,6 +99,7 @@ export class Scanner {
   /** The folded query as bytes when it is pure ASCII (enables the lowercase fast path). */
   private readonly asciiNeedle: Buffer | null;
   private lowered: Buffer | null = null;
+  private countBuf: Buffer | null = null;
   private foldedSinceGc = 0;
 
   constructor(
@@ -125,12 +126,14 @@ export class Scanner {
    */
   scanFile(fd: number, size: number, path: string, want: number, pace: Pace): FileMatch[] | Promise<FileMatch[]> {
     const B = this.buf;
-    // Fast path for the common case: the whole file arrives in one read, holds no NUL and no
-    // candidate for the needle (or the regex); nothing else needs doing.
+    // Fast path for the common case: the whole file arrives in one read and holds no candidate
+    // for the needle (or, holding no NUL, none for the regex); nothing else needs doing. A NUL only
+    // ever cuts matches away, so a fixed string absent from the whole file skips the NUL pass (a
+    // second pass over every byte searched).
     if ((this.caseSensitive || this.regex !== null) && size < B.length) {
       const n = fs.readSync(fd, B, 0, B.length, 0);
       const view = B.subarray(0, n);
-      if (n >= size && view.indexOf(0) === -1 && (this.regex !== null ? this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
+      if (n >= size && (this.regex !== null ? view.indexOf(0) === -1 && this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
       return this.scanAll(fd, size, path, want, pace, n);
     }
     return this.scanAll(fd, size, path, want, pace, -1);
@@ -145,6 +148,15 @@ export class Scanner {
     let filePos = 0;
     let countedPos = 0; // newlines before B[countedPos] are counted in linesBefore
     let linesBefore = 0;
+    // Fixed-string search without context: the newlines of bytes dropped from the buffer are
+    // counted only once a later match needs its line number (re-read from the file then); a file
+    // without a match in its later buffers never pays for a count (~a tenth of a search's CPU).
+    const lazy = this.regex === null && this.context === null;
+    let countedAbs = 0; // lazy: linesBefore counts the newlines of the file's bytes before this offset
+    const catchUp = () => {
+      if (countedAbs < base) linesBefore += this.countFileNewlines(fd, countedAbs, base);
+      countedAbs = base;
+    };
     let cut = Number.POSITIVE_INFINITY;
     let matching = true;
     let prefilled = false;
@@ -160,6 +172,7 @@ export class Scanner {
       if (filled === B.length) {
         // One line fills the whole buffer: stream it without holding it.
         // (a regex never matches a line this long: see scan-regex.ts)
+        if (lazy) catchUp();
         const r = await this.scanLongLine(fd, filePos, base, linesBefore + 1, matching && this.regex === null, pace);
         let made: FileMatch | null = null;
         if (r.match !== null && r.lineEndAbs <= cut) out.push((made = { ...r.match, path, lineEndAbs: r.lineEndAbs }));
@@ -175,6 +188,7 @@ export class Scanner {
         filled = r.restLen;
         countedPos = 0;
         linesBefore += 1;
+        countedAbs = base;
         if (out.length >= want) matching = false;
         continue;
       }
@@ -214,6 +228,12 @@ export class Scanner {
         const left = want - out.length;
         const found =
           this.regex !== null ? await this.regex.find(view, left, linesBefore, pace) : this.caseSensitive ? this.matchBytes(view, left, countedPos, linesBefore) : this.matchFolded(view, left, countedPos, linesBefore);
+        if (lazy && found.length > 0 && countedAbs < base) {
+          // numbered from the stale count: shift by the newlines not counted yet
+          const before = linesBefore;
+          catchUp();
+          for (const m of found) m.line += linesBefore - before;
+        }
         const made = found.map((m): FileMatch => ({ path, line: m.line, text: m.text, ...(m.truncated ? { text_truncated: true as const } : {}), lineEndAbs: base + m.lineEnd }));
         out.push(...made);
         ctx?.region(view, base, linesBefore + 1, found, made);
@@ -227,7 +247,7 @@ export class Scanner {
         break;
       }
       // Keep the partial last line; count the lines we drop so later line numbers stay right.
-      linesBefore += countNewlines(B.subarray(0, procEnd), countedPos, procEnd);
+      if (!lazy) linesBefore += countNewlines(B.subarray(0, procEnd), countedPos, procEnd);
       ctx?.carry(B.subarray(0, procEnd), base, linesBefore);
       B.copyWithin(0, procEnd, filled);
       base += procEnd;
@@ -236,6 +256,20 @@ export class Scanner {
     }
     const kept = cut === Number.POSITIVE_INFINITY ? out : out.filter((m) => m.lineEndAbs <= cut);
     return ctx === null ? kept : ctx.finish(kept, cut);
+  }
+
+  /** Newlines in the file's bytes [from, to), read again through a small buffer of its own (B holds the scan's bytes). */
+  private countFileNewlines(fd: number, from: number, to: number): number {
+    this.countBuf ??= Buffer.allocUnsafe(64 * 1024);
+    const C = this.countBuf;
+    let n = 0;
+    for (let p = from; p < to; ) {
+      const got = fs.readSync(fd, C, 0, Math.min(C.length, to - p), p);
+      if (got === 0) break;
+      n += countNewlines(C, 0, got);
+      p += got;
+    }
+    return n;
   }
 
   private findNulFrom(fd: number, pos: number): number {

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import { hasOpenat2 } from "../../platform/fs/linux.ts";
 import { IS_LINUX } from "../../platform/os.ts";
 import type { BatchGroup, BatchParams, BatchResult, ScanSpec } from "./search-batch.ts";
-import { DONE_BASE, READY, SHARED_WORDS, SLOTS, type FromWorker, type ToWorker } from "./search-protocol.ts";
+import { DONE_BASE, READY, SHARED_WORDS, SLOTS, toWire, type FromWorker, type ToWorker } from "./search-protocol.ts";
 
 /** The worker thread ended (crashed or was terminated) before it answered a batch. */
 export class WorkerGone extends Error {}
@@ -203,7 +203,7 @@ export class PoolSession {
   /** Hand a batch to the worker: its result, or null if the search was cancelled before it finished. */
   post(seq: number, groups: BatchGroup[]): Promise<BatchResult | null> {
     this.sent++;
-    return this.pool.send({ type: "batch", id: this.id, slot: this.slot, seq, spec: this.spec, params: this.params, groups }, `${this.id}:${seq}`);
+    return this.pool.send({ type: "batch", id: this.id, slot: this.slot, seq, spec: this.spec, params: this.params, groups: groups.map(toWire) }, `${this.id}:${seq}`);
   }
 
   /** The worker skips this search's remaining work: checked before every file and after every buffer. */

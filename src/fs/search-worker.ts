@@ -12,7 +12,7 @@ import { close } from "../../platform/fs/linux.ts";
 import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
 import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
-import { DONE_BASE, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
+import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
 
 declare const self: Worker;
 
@@ -63,8 +63,9 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
       scanner = makeScanner(b.spec, shared);
       scanners.set(b.id, scanner);
     }
-    const r = await scanBatch(b.groups, scanner, b.params, openReadBeneath, close, new SharedPace(b.id, b.slot));
-    filesSinceGc += b.groups.reduce((n, g) => n + g.names.length, 0);
+    const groups = b.groups.map(fromWire);
+    const r = await scanBatch(groups, scanner, b.params, openReadBeneath, close, new SharedPace(b.id, b.slot));
+    filesSinceGc += groups.reduce((n, g) => n + g.names.length, 0);
     if (filesSinceGc >= GC_EVERY_FILES) {
       filesSinceGc = 0;
       edenGC();

@@ -10,6 +10,7 @@ import { createFileService, type FileService } from "../../src/fs/index.ts";
 import { linuxNative } from "../../platform/fs/resolve-linux.ts";
 import { makeScanner, scanBatch, type BatchGroup } from "../../src/fs/search-batch.ts";
 import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search-pool.ts";
+import { fromWire, toWire } from "../../src/fs/search-protocol.ts";
 import { expectCode, registry, tempDir, workdir, write } from "./helpers.ts";
 
 const linux = process.platform === "linux";
@@ -33,6 +34,8 @@ function seed(root: string, outside: string): void {
       write(root, rel, body);
     }
   }
+  // names that must cross to the worker unchanged (they travel NUL-joined)
+  for (const n of [" lead space", "new\nline", "tab\tname", "émoji😀", "-dash", "back\\slash", "\u0001ctl", "x".repeat(255)]) write(root, `d2/odd/${n}`, `needle in ${JSON.stringify(n)}\n`);
   fs.symlinkSync(path.join(outside, "secret.txt"), path.join(root, "d0", "link.txt"));
   fs.symlinkSync(outside, path.join(root, "d1", "linkdir"));
 }
@@ -85,6 +88,16 @@ describe.skipIf(!linux)("search worker (Linux: openat2 below descriptors the mai
     expect(all.matches.some((m) => m.text === "needle after nul")).toBe(false);
     expect(all.matches.some((m) => m.text.includes("bad line"))).toBe(false);
     expect(all.matches.filter((m) => m.text === "needle deep").length).toBeGreaterThan(0);
+  });
+
+  test("a batch's groups cross to the worker and back unchanged, odd names included", () => {
+    const names = [" lead space", "new\nline", "tab\tname", "émoji😀", "\uFFFD", "-dash", "back\\slash", "\u0001ctl", "x".repeat(255), "a"];
+    const groups: BatchGroup[] = [
+      { dirFd: 7, noXdev: true, prefix: "d/é", names },
+      { dirFd: 8, noXdev: false, prefix: "", names: ["only"] },
+      { dirFd: 9, noXdev: false, prefix: "e", names: [] },
+    ];
+    expect(groups.map(toWire).map(fromWire)).toEqual(groups);
   });
 
   test("a batch handed off part-way (to the worker) plus its rest gives the whole batch's matches in order", async () => {

@@ -135,6 +135,25 @@ describe("large inputs", () => {
     ]);
   });
 
+  test("line numbers stay exact when matches are sparse across refills, after a streamed long line, and in neighbouring buffers", async () => {
+    const f = single();
+    // ~6 MB: matches far apart (buffers with none between them), two in one late buffer, a 1.5 MB line in the middle
+    const want = new Set([3, 40_001, 40_002, 90_000, 150_000, 150_003, 199_999]);
+    const lines: string[] = [];
+    for (let i = 1; i <= 200_000; i++) {
+      if (i === 120_000) lines.push("y".repeat(1_500_000));
+      else lines.push(want.has(i) ? `Needle at ${i}` : `filler ${i} ${"q".repeat(i % 23)}`);
+    }
+    write(f.root, "sparse.txt", `${lines.join("\n")}\n`);
+    const expected = [...want].sort((a, b) => a - b).map((n) => [n, `Needle at ${n}`]);
+    const cs = await f.svc.searchText({ workdir: "w", query: "Needle" });
+    expect(cs.matches.map((m) => [m.line, m.text])).toEqual(expected);
+    const ci = await f.svc.searchText({ workdir: "w", query: "nEEDLE", case_sensitive: false });
+    expect(ci.matches.map((m) => [m.line, m.text])).toEqual(expected);
+    const limited = await f.svc.searchText({ workdir: "w", query: "Needle", limit: 4 });
+    expect(limited.matches.map((m) => m.line)).toEqual([3, 40_001, 40_002, 90_000]);
+  });
+
   test("a match text is capped at 2 KiB on a UTF-8 boundary; a multi-MB line is streamed", async () => {
     const f = single();
     const long = `${"é".repeat(1500)}needle${"ü".repeat(1500)}`;

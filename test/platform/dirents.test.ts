@@ -66,8 +66,10 @@ describe.skipIf(process.platform !== "linux")("getdents64 reader (Linux only: ge
     }
     // invalid UTF-8: lone 0xff, a truncated sequence, an overlong, a lone surrogate, a bare continuation
     rawNames(dir, ["61ff62", "e282", "c0af", "eda08078", "80", "fe"]);
+    // the ASCII fast path's edges: DEL (last ASCII byte), and a high byte only at the very end
+    rawNames(dir, ["7f", "6162c3"]);
     const want = expected(dir);
-    expect(want.length).toBe(24);
+    expect(want.length).toBe(26);
     // three invalid names decode to the spelling of the valid U+FFFD name, as readdirSync shows them
     expect(want.filter((e) => e.name === "\uFFFD").length).toBe(4);
     withDir(dir, (fd) => {
@@ -130,7 +132,9 @@ describe("bounded selection (selectInSteps)", () => {
         for (let i = 0; i < len; i++) s += alphabet[Math.floor(r() * alphabet.length)];
         names.add(s);
       }
-      const all = [...names].map((name, i) => ({ name, kind: (i % 3 === 0 ? "directory" : "file") as DirEntryInfo["kind"] }));
+      // every kind, files the most common (the selection keeps only the non-file kinds aside)
+      const KINDS: DirEntryInfo["kind"][] = ["file", "directory", "file", "symlink", "file", "other", "unknown"];
+      const all = [...names].map((name) => ({ name, kind: KINDS[Math.floor(r() * KINDS.length)] as DirEntryInfo["kind"] }));
       const k = [0, 1, 2, Math.floor(r() * 50), Math.floor(r() * 2000), n, n + 5][round % 7] as number;
       const mod = 1 + Math.floor(r() * 4);
       const accept = (name: string) => name.length % mod !== 0;
