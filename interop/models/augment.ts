@@ -4,7 +4,7 @@
 // call is a response node of type 5 carrying {tool_use_id, tool_name, input_json}, and its result
 // comes back as a request node's tool_result_node. `get-models` answers one model; every other
 // endpoint (telemetry, indexing, feature checks) gets an empty JSON object.
-import { decideFromPrompts, ownText, sseStream, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, serveOnLoopback, sseStream, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 interface Exchange {
   request_message?: string;
@@ -49,25 +49,20 @@ function chunks(reply: Reply): string[] {
 export function startAugmentModel(dialect: Dialect = AUGGIE_DIALECT): ScriptedModel & { paths: string[] } {
   const requests: ScriptedModel["requests"] = [];
   const paths: string[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      const name = url.pathname.replace(/^\/+/, "");
-      paths.push(name);
-      const raw = req.method === "POST" ? await req.text() : "";
-      if (name === "get-models") {
-        return Response.json({ default_model: "fake-model", models: [{ name: "fake-model", suggested_prefix_char_count: 1000, suggested_suffix_char_count: 1000 }], languages: [], feature_flags: {}, user_tier: "ENTERPRISE_TIER" });
-      }
-      if (name === "chat-stream") {
-        const body = JSON.parse(raw || "{}");
-        const { reply, prompts, tools } = decide(body, dialect);
-        requests.push({ prompts, tools, model: String(body.model ?? ""), raw });
-        return new Response(sseStream(chunks(reply)), { headers: { "content-type": "application/json" } });
-      }
-      return Response.json({});
-    },
+  const server = serveOnLoopback(async (req, url) => {
+    const name = url.pathname.replace(/^\/+/, "");
+    paths.push(name);
+    const raw = req.method === "POST" ? await req.text() : "";
+    if (name === "get-models") {
+      return Response.json({ default_model: "fake-model", models: [{ name: "fake-model", suggested_prefix_char_count: 1000, suggested_suffix_char_count: 1000 }], languages: [], feature_flags: {}, user_tier: "ENTERPRISE_TIER" });
+    }
+    if (name === "chat-stream") {
+      const body = JSON.parse(raw || "{}");
+      const { reply, prompts, tools } = decide(body, dialect);
+      requests.push({ prompts, tools, model: String(body.model ?? ""), raw });
+      return new Response(sseStream(chunks(reply)), { headers: { "content-type": "application/json" } });
+    }
+    return Response.json({});
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, requests, paths, stop: () => server.stop(true) };
+  return { ...server, requests, paths };
 }

@@ -2,7 +2,7 @@
 // without tools (a title or suggestion call) gets "Fixture session"; otherwise the script language
 // (script.ts) decides, with tool calls in the given dialect. Every request body is kept so a run can
 // prove what the model was shown.
-import { decideFromPrompts, ownText, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, serveOnLoopback, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 export interface ChatMessage {
   role: string;
@@ -69,26 +69,21 @@ function frames(reply: Reply): string[] {
 export function startChatModel(dialect: Dialect = OPENCODE_DIALECT): ChatModel {
   const requests: ChatModel["requests"] = [];
   const chatRequests: ChatModel["chatRequests"] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      if (req.method === "GET" && url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fake" }] });
-      if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return new Response("not found", { status: 404 });
-      const raw = await req.text();
-      const body = JSON.parse(raw) as { messages?: ChatMessage[]; tools?: Array<{ function?: { name?: string } }>; stream?: boolean };
-      const messages = Array.isArray(body.messages) ? body.messages : [];
-      const tools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter((n) => n.length > 0);
-      chatRequests.push({ messages, tools });
-      requests.push({ prompts: userPrompts(messages), tools, model: typeof (body as { model?: unknown }).model === "string" ? (body as { model: string }).model : "", raw });
-      const reply = decideChat(messages, tools, dialect);
-      if (body.stream === false) {
-        const message = "text" in reply ? { role: "assistant", content: reply.text } : { role: "assistant", content: null, tool_calls: [{ id: `call_${crypto.randomUUID().slice(0, 8)}`, type: "function", function: { name: reply.tool, arguments: JSON.stringify(reply.args) } }] };
-        return Response.json({ id: `chatcmpl-${crypto.randomUUID()}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: "fake-model", choices: [{ index: 0, message, finish_reason: "text" in reply ? "stop" : "tool_calls" }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
-      }
-      return new Response(sseStream(frames(reply)), { headers: { "content-type": "text/event-stream" } });
-    },
+  const server = serveOnLoopback(async (req, url) => {
+    if (req.method === "GET" && url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fake" }] });
+    if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return new Response("not found", { status: 404 });
+    const raw = await req.text();
+    const body = JSON.parse(raw) as { messages?: ChatMessage[]; tools?: Array<{ function?: { name?: string } }>; stream?: boolean };
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const tools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter((n) => n.length > 0);
+    chatRequests.push({ messages, tools });
+    requests.push({ prompts: userPrompts(messages), tools, model: typeof (body as { model?: unknown }).model === "string" ? (body as { model: string }).model : "", raw });
+    const reply = decideChat(messages, tools, dialect);
+    if (body.stream === false) {
+      const message = "text" in reply ? { role: "assistant", content: reply.text } : { role: "assistant", content: null, tool_calls: [{ id: `call_${crypto.randomUUID().slice(0, 8)}`, type: "function", function: { name: reply.tool, arguments: JSON.stringify(reply.args) } }] };
+      return Response.json({ id: `chatcmpl-${crypto.randomUUID()}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: "fake-model", choices: [{ index: 0, message, finish_reason: "text" in reply ? "stop" : "tool_calls" }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+    }
+    return new Response(sseStream(frames(reply)), { headers: { "content-type": "text/event-stream" } });
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, requests, chatRequests, stop: () => server.stop(true) };
+  return { ...server, requests, chatRequests };
 }

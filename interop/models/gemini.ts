@@ -3,7 +3,7 @@
 // content decides: a functionResponse gets "tool finished: ..."; a request without function
 // declarations (routing, next-speaker and summary calls) gets "Fixture"; otherwise the script
 // language (script.ts) in the given dialect.
-import { decideFromPrompts, ownText, sseStream, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, serveOnLoopback, sseStream, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 type Part = { text?: string; functionCall?: unknown; functionResponse?: { name?: string; response?: unknown } };
 interface Content {
@@ -43,25 +43,20 @@ function candidate(reply: Reply): Record<string, unknown> {
 
 export function startGeminiModel(dialect: Dialect): ScriptedModel {
   const requests: ScriptedModel["requests"] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      if (req.method !== "POST") return new Response("not found", { status: 404 });
-      if (url.pathname.endsWith(":countTokens")) return Response.json({ totalTokens: 10 });
-      const stream = url.pathname.endsWith(":streamGenerateContent");
-      if (!stream && !url.pathname.endsWith(":generateContent")) return new Response("not found", { status: 404 });
-      const raw = await req.text();
-      const body = JSON.parse(raw) as { contents?: Content[]; tools?: Array<{ functionDeclarations?: Array<{ name?: string }> }> };
-      const contents = Array.isArray(body.contents) ? body.contents : [];
-      const tools = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name ?? "")).filter((n) => n.length > 0);
-      const model = decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "");
-      requests.push({ prompts: userPrompts(contents), tools, model, raw });
-      const reply = decide(contents, tools, dialect);
-      if (!stream) return Response.json(candidate(reply));
-      return new Response(sseStream([`data: ${JSON.stringify(candidate(reply))}\r\n\r\n`]), { headers: { "content-type": "text/event-stream" } });
-    },
+  const server = serveOnLoopback(async (req, url) => {
+    if (req.method !== "POST") return new Response("not found", { status: 404 });
+    if (url.pathname.endsWith(":countTokens")) return Response.json({ totalTokens: 10 });
+    const stream = url.pathname.endsWith(":streamGenerateContent");
+    if (!stream && !url.pathname.endsWith(":generateContent")) return new Response("not found", { status: 404 });
+    const raw = await req.text();
+    const body = JSON.parse(raw) as { contents?: Content[]; tools?: Array<{ functionDeclarations?: Array<{ name?: string }> }> };
+    const contents = Array.isArray(body.contents) ? body.contents : [];
+    const tools = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name ?? "")).filter((n) => n.length > 0);
+    const model = decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "");
+    requests.push({ prompts: userPrompts(contents), tools, model, raw });
+    const reply = decide(contents, tools, dialect);
+    if (!stream) return Response.json(candidate(reply));
+    return new Response(sseStream([`data: ${JSON.stringify(candidate(reply))}\r\n\r\n`]), { headers: { "content-type": "text/event-stream" } });
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+  return { ...server, requests };
 }

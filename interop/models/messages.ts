@@ -4,7 +4,7 @@
 // entry and <system-reminder> text blocks; both are skipped when looking for the user's own
 // prompts. A request without tools (title, summaries, quota checks) gets "Fixture"; otherwise the
 // script language (script.ts) decides, with tool calls in Claude Code's dialect.
-import { decideFromPrompts, ownText, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, serveOnLoopback, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 interface Message {
   role: string;
@@ -82,32 +82,27 @@ function frames(block: Record<string, unknown>, model: string): string[] {
 
 export function startMessagesModel(dialect: Dialect = CLAUDE_DIALECT): ScriptedModel {
   const requests: ScriptedModel["requests"] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      if (req.method === "POST" && url.pathname.endsWith("/messages/count_tokens")) return Response.json({ input_tokens: 10 });
-      if (req.method !== "POST" || !url.pathname.endsWith("/messages")) return new Response("not found", { status: 404 });
-      const raw = await req.text();
-      const body = JSON.parse(raw) as { messages?: Message[]; tools?: Array<{ name?: string }>; model?: string; stream?: boolean };
-      const messages = (Array.isArray(body.messages) ? body.messages : []).filter((m) => m.role !== "system");
-      const tools = (body.tools ?? []).map((t) => t.name ?? "").filter((n) => n.length > 0);
-      const model = typeof body.model === "string" ? body.model : "";
-      requests.push({ prompts: userPrompts(messages), tools, model, raw });
-      const block = contentFor(decide(messages, tools, dialect));
-      if (body.stream === true) return new Response(sseStream(frames(block, model)), { headers: { "content-type": "text/event-stream" } });
-      return Response.json({
-        id: `msg_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`,
-        type: "message",
-        role: "assistant",
-        model,
-        content: [block],
-        stop_reason: block.type === "text" ? "end_turn" : "tool_use",
-        stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 5 },
-      });
-    },
+  const server = serveOnLoopback(async (req, url) => {
+    if (req.method === "POST" && url.pathname.endsWith("/messages/count_tokens")) return Response.json({ input_tokens: 10 });
+    if (req.method !== "POST" || !url.pathname.endsWith("/messages")) return new Response("not found", { status: 404 });
+    const raw = await req.text();
+    const body = JSON.parse(raw) as { messages?: Message[]; tools?: Array<{ name?: string }>; model?: string; stream?: boolean };
+    const messages = (Array.isArray(body.messages) ? body.messages : []).filter((m) => m.role !== "system");
+    const tools = (body.tools ?? []).map((t) => t.name ?? "").filter((n) => n.length > 0);
+    const model = typeof body.model === "string" ? body.model : "";
+    requests.push({ prompts: userPrompts(messages), tools, model, raw });
+    const block = contentFor(decide(messages, tools, dialect));
+    if (body.stream === true) return new Response(sseStream(frames(block, model)), { headers: { "content-type": "text/event-stream" } });
+    return Response.json({
+      id: `msg_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [block],
+      stop_reason: block.type === "text" ? "end_turn" : "tool_use",
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 5 },
+    });
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+  return { ...server, requests };
 }

@@ -2,7 +2,7 @@
 // `codex app-server` and codex-acp through a custom model provider. The newest input item decides:
 // a tool result (function_call_output / custom_tool_call_output) gets "tool finished: ..."; otherwise
 // the script language (script.ts), in Codex's dialect, which follows the tools the request offers.
-import { decideFromPrompts, ownText, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
+import { decideFromPrompts, ownText, serveOnLoopback, sseStream, textOf, toolResultReply, type Dialect, type Reply, type ScriptedModel } from "./script.ts";
 
 interface InputItem {
   type?: string;
@@ -97,21 +97,16 @@ function frames(reply: Reply, model: string): string[] {
 
 export function startResponsesModel(dialect: Dialect = CODEX_DIALECT): ScriptedModel {
   const requests: ScriptedModel["requests"] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      if (req.method === "GET" && url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [] });
-      if (req.method !== "POST" || !url.pathname.endsWith("/responses")) return new Response("not found", { status: 404 });
-      const raw = await req.text();
-      const body = JSON.parse(raw) as { input?: InputItem[]; tools?: Array<{ name?: string; type?: string }>; model?: string };
-      const input = Array.isArray(body.input) ? body.input : [];
-      const tools = (body.tools ?? []).map((t) => t.name ?? t.type ?? "").filter((n) => n.length > 0);
-      const model = typeof body.model === "string" ? body.model : "";
-      requests.push({ prompts: userPrompts(input), tools, model, raw });
-      return new Response(sseStream(frames(decide(input, tools, dialect), model)), { headers: { "content-type": "text/event-stream" } });
-    },
+  const server = serveOnLoopback(async (req, url) => {
+    if (req.method === "GET" && url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [] });
+    if (req.method !== "POST" || !url.pathname.endsWith("/responses")) return new Response("not found", { status: 404 });
+    const raw = await req.text();
+    const body = JSON.parse(raw) as { input?: InputItem[]; tools?: Array<{ name?: string; type?: string }>; model?: string };
+    const input = Array.isArray(body.input) ? body.input : [];
+    const tools = (body.tools ?? []).map((t) => t.name ?? t.type ?? "").filter((n) => n.length > 0);
+    const model = typeof body.model === "string" ? body.model : "";
+    requests.push({ prompts: userPrompts(input), tools, model, raw });
+    return new Response(sseStream(frames(decide(input, tools, dialect), model)), { headers: { "content-type": "text/event-stream" } });
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+  return { ...server, requests };
 }

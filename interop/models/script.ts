@@ -69,3 +69,9 @@ export function sseStream(frames: string[]): ReadableStream<Uint8Array> {
     },
   });
 }
+
+/** A model wire's HTTP server on 127.0.0.1 (an ephemeral port), and how to reach and stop it. */
+export function serveOnLoopback(handle: (req: Request, url: URL) => Response | Promise<Response>): { baseUrl: string; stop(): void } {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => handle(req, new URL(req.url)) });
+  return { baseUrl: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
