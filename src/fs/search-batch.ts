@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { Scanner, type Pace, type SearchMatch } from "./scan.ts";
 import { ContextLines } from "./scan-context.ts";
-import { compileLineRegex } from "./scan-regex.ts";
+import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 
 /** Files of one directory in a batch; `prefix` is the directory's workdir-relative path ("" at the root). */
 export interface BatchGroup {
@@ -36,10 +36,11 @@ export interface ScanSpec {
 /**
  * The scanner for a spec. `buf` is the read buffer to use (the worker shares one among all its
  * scanners); the scanner must give, for one file, its matches in file order, and with a smaller
- * `want` a prefix of the same list: batches and the walk-order merge rely on that.
+ * `want` a prefix of the same list: batches and the walk-order merge rely on that. `compiled` is
+ * the spec's regex when this thread already compiled it (searchText validates by compiling).
  */
-export function makeScanner(spec: ScanSpec, buf?: Buffer): Scanner {
-  const regex = spec.regex ? compileLineRegex(spec.query, spec.caseSensitive) : null;
+export function makeScanner(spec: ScanSpec, buf?: Buffer, compiled?: RegexLines | null): Scanner {
+  const regex = compiled ?? (spec.regex ? compileLineRegex(spec.query, spec.caseSensitive) : null);
   if (typeof regex === "string") throw new Error(`search pattern refused after validation: ${regex}`);
   const context = spec.contextLines > 0 ? new ContextLines(spec.contextLines) : null;
   return new Scanner(spec.query, spec.caseSensitive, regex, context, buf);

@@ -30,7 +30,7 @@ import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
 import { BUFFER_BYTES, type Scanner, type SearchMatch } from "./scan.ts";
 import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type ScanSpec } from "./search-batch.ts";
-import { compileLineRegex } from "./scan-regex.ts";
+import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 import { isConfined } from "../../platform/fs/resolve-linux.ts";
@@ -93,12 +93,11 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   if (args.query.includes("\n")) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must be a single line");
   if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
   if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
-  // validated here, once, so a bad pattern is the caller's INVALID_ARGUMENT before any walking
-  if (args.regex === true) {
-    const regex = compileLineRegex(args.query, args.caseSensitive);
-    if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
-  }
-  const run = new SearchRun(ws, t, args, signal);
+  // compiled here, so a bad pattern is the caller's INVALID_ARGUMENT before any walking; this
+  // thread's scanner uses the same program (the worker compiles its own from the ScanSpec)
+  const regex = args.regex === true ? compileLineRegex(args.query, args.caseSensitive) : null;
+  if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
+  const run = new SearchRun(ws, t, args, regex, signal);
   try {
     await run.walk();
     await run.finish();
@@ -132,6 +131,7 @@ class SearchRun {
     private readonly ws: Workspace,
     private readonly t: Target,
     private readonly args: SearchArgs,
+    regex: RegexLines | null,
     signal: AbortSignal | undefined,
   ) {
     const limits = ws.registry.limits;
@@ -141,7 +141,7 @@ class SearchRun {
     this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };
     const spec: ScanSpec = { query: args.query, caseSensitive: args.caseSensitive, regex: args.regex === true, contextLines: args.contextLines ?? 0 };
     this.buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
-    this.scanner = makeScanner(spec, this.buffer);
+    this.scanner = makeScanner(spec, this.buffer, regex);
     this.session = activeSearchPool()?.begin(spec, this.params) ?? null;
   }
 
