@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { rawServe, type RawReply } from "../support/raw-serve.ts";
 import { removeDir, tempDir } from "./helpers.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -55,50 +56,9 @@ function snapshot(dir: string): string[] {
   return out;
 }
 
-interface Reply {
-  id: number;
-  result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
-  error?: { code: number; message: string };
-}
+type Reply = RawReply;
 
-/** One serve process; `send` writes frames, `replies` collects responses in arrival order. */
-function serve(args: string[]) {
-  const proc = Bun.spawn([process.execPath, CLI, "serve", ...args], {
-    cwd: base,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
-  });
-  spawned.push(proc);
-  const replies: Reply[] = [];
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let partial = "";
-  const send = (...msgs: object[]) => {
-    proc.stdin.write(msgs.map((m) => `${JSON.stringify(m)}\n`).join(""));
-    proc.stdin.flush();
-  };
-  const until = async (ids: number[]) => {
-    while (!ids.every((id) => replies.some((r) => r.id === id))) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("stdout ended early");
-      partial += decoder.decode(value, { stream: true });
-      const lines = partial.split("\n");
-      partial = lines.pop() as string;
-      for (const line of lines) if (line !== "") replies.push(JSON.parse(line) as Reply);
-    }
-  };
-  send(
-    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-  );
-  const close = async () => {
-    proc.stdin.end();
-    return proc.exited;
-  };
-  return { send, until, replies, close, ready: until([1]) };
-}
+const serve = (args: string[]) => rawServe(args, base, spawned);
 
 const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 const byId = (replies: Reply[], id: number) => replies.find((r) => r.id === id) as Reply;

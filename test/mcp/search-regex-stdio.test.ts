@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { rawServe, type RawReply } from "../support/raw-serve.ts";
 import { removeDir, tempDir } from "./helpers.ts";
 
-const ROOT = path.resolve(import.meta.dir, "../..");
-const CLI = path.join(ROOT, "src/cli.ts");
 const LINE = 4095;
 const LINES = 10_240; // 40 MiB per file
 let base: string;
@@ -25,10 +24,7 @@ beforeAll(() => {
   fs.writeFileSync(path.join(base, "serverfs.toml"), `[limits]\nsearch_timeout_seconds = 1\n\n[[workdirs]]\nalias = "w"\npath = ${JSON.stringify(wd)}\n`);
 }, 60_000);
 
-interface Reply {
-  id: number;
-  result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
-}
+type Reply = RawReply;
 
 const spawned: { kill(signal?: number): void; exitCode: number | null }[] = [];
 afterAll(() => {
@@ -36,39 +32,7 @@ afterAll(() => {
   removeDir(base);
 });
 
-function serve() {
-  const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", path.join(base, "serverfs.toml")], {
-    cwd: base,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
-  });
-  spawned.push(proc);
-  const replies: Reply[] = [];
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let partial = "";
-  const send = (...msgs: object[]) => {
-    proc.stdin.write(msgs.map((m) => `${JSON.stringify(m)}\n`).join(""));
-    proc.stdin.flush();
-  };
-  const until = async (ids: number[]) => {
-    while (!ids.every((id) => replies.some((r) => r.id === id))) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("stdout ended early");
-      partial += decoder.decode(value, { stream: true });
-      const lines = partial.split("\n");
-      partial = lines.pop() as string;
-      for (const line of lines) if (line !== "") replies.push(JSON.parse(line) as Reply);
-    }
-  };
-  send(
-    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-  );
-  return { send, until, replies, close: async () => (proc.stdin.end(), proc.exited), ready: until([1]) };
-}
+const serve = () => rawServe(["--config", path.join(base, "serverfs.toml")], base, spawned);
 
 const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 const sc = (replies: Reply[], id: number) => replies.find((r) => r.id === id)?.result?.structuredContent as Record<string, unknown>;
