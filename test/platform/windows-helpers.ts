@@ -3,8 +3,6 @@
 // tests use them to prove a stop independently of the job's own ActiveProcesses count (Wine's
 // tasklist prints nothing, so it cannot serve as the independent check).
 import { dlopen, FFIType, ptr } from "bun:ffi";
-import { rmSync, readdirSync, lstatSync, rmdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
 
 export const onWindows = process.platform === "win32";
 
@@ -102,33 +100,9 @@ export const wineVersion: string | null = (() => {
 })();
 export const isWine: boolean = wineVersion !== null;
 
-/**
- * rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0 (Windows Bun's recursive delete uses a
- * call Wine does not implement); a plain walk of unlink/rmdir works there and everywhere.
- */
-export function removeTree(dir: string): void {
-  try {
-    rmSync(dir, { recursive: true, force: true });
-    return;
-  } catch (err) {
-    if (!isWine) throw err;
-  }
-  const walk = (path: string): void => {
-    let stat;
-    try {
-      stat = lstatSync(path);
-    } catch {
-      return;
-    }
-    if (stat.isDirectory()) {
-      for (const name of readdirSync(path)) walk(join(path, name));
-      rmdirSync(path);
-    } else {
-      unlinkSync(path);
-    }
-  };
-  walk(dir);
-}
+// rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0: the product's own removal falls back
+// to a walk of unlink/rmdir that never follows a link.
+export { removeTree } from "../../platform/fs/remove-tree.ts";
 
 type Security = ReturnType<typeof openSecurity>;
 let security: Security | null = null;

@@ -12,7 +12,6 @@ import { readProviderEnvFile } from "../../src/bridge/provider-env.ts";
 import { readSpoolChunk, writeSpool } from "../../src/bridge/spool.ts";
 import { ServerfsError } from "../../src/errors.ts";
 import { runTurnFrame } from "../../src/runtimes/kernel/turn-support.ts";
-import { removeTree as removeScratch } from "../../platform/fs/remove-tree.ts";
 import { isWine, onWindows, removeTree } from "./windows-helpers.ts";
 
 describe.skipIf(!onWindows)("private Bridge files on Windows (needs Windows: no POSIX mode bits)", () => {
@@ -68,9 +67,9 @@ describe.skipIf(!onWindows)("private Bridge files on Windows (needs Windows: no 
     fill(dir);
     if (isWine) expect(() => rmSync(dir, { recursive: true, force: true })).toThrow();
     expect(existsSync(join(dir, "a", "b", "f.txt"))).toBe(true);
-    removeScratch(dir);
+    removeTree(dir);
     expect(existsSync(dir)).toBe(false);
-    removeScratch(dir); // absent is fine
+    removeTree(dir); // absent is fine
   });
 
   test("a turn that left files in its temp dir still returns its result, and the dir is gone", async () => {

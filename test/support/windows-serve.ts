@@ -13,15 +13,8 @@ export const WINDOWS_EXE = path.join(REPO_ROOT, "dist", "serverfs-windows-x64.ex
 /** The Wine-backed Unix symlink fixture (Wine follows them even under FILE_OPEN_REPARSE_POINT). */
 export const WINE_LINKS_FIXTURE = path.join(REPO_ROOT, "test", "platform", "fixtures", "wine-links");
 
-/** fs.rmSync's recursive mode fails with EFAULT under Wine 8: remove the tree entry by entry. */
-export function removeTree(dir: string): void {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) removeTree(p);
-    else fs.unlinkSync(p);
-  }
-  fs.rmdirSync(dir);
-}
+/** fs.rmSync's recursive mode fails with EFAULT under Wine 8: the product's own removal walks instead. */
+export { removeTree } from "../../platform/fs/remove-tree.ts";
 
 /**
  * An MCP client on `serverfs-windows-x64.exe serve <args>`. With `home`, the child's profile and
