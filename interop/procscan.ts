@@ -14,7 +14,17 @@ export interface Seen {
 export interface Watch {
   snapshot(): void;
   survivors(): Seen[];
-  waitGone(timeoutMs: number): Promise<Seen[]>;
+}
+
+/** Polls a watch until none of what it saw is alive, or the timeout; returns what still lives. */
+export async function waitGone(watch: Watch, timeoutMs: number): Promise<Seen[]> {
+  const until = Date.now() + timeoutMs;
+  let left = watch.survivors();
+  while (left.length > 0 && Date.now() < until) {
+    await Bun.sleep(200);
+    left = watch.survivors();
+  }
+  return left;
 }
 
 function stat(pid: number): { ppid: number; state: string; start: string } | null {
@@ -78,16 +88,6 @@ export class ProcWatch implements Watch {
       return live(s) && s!.start === p.start;
     });
   }
-
-  async waitGone(timeoutMs: number): Promise<Seen[]> {
-    const until = Date.now() + timeoutMs;
-    let left = this.survivors();
-    while (left.length > 0 && Date.now() < until) {
-      await Bun.sleep(200);
-      left = this.survivors();
-    }
-    return left;
-  }
 }
 
 /**
@@ -109,7 +109,7 @@ export async function selfCheck(): Promise<void> {
     const child = seen.find((p) => p.cmd.startsWith("sleep 120"))!;
     process.kill(parent.pid, "SIGKILL");
     process.kill(child.pid, "SIGKILL");
-    const left = await watch.waitGone(5_000);
+    const left = await waitGone(watch, 5_000);
     if (left.length > 0) throw new Error("the /proc scan still reports killed processes");
   } finally {
     parent.kill("SIGKILL");

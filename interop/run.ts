@@ -12,6 +12,7 @@ import { AGENTS } from "./agents/index.ts";
 import type { AgentSpec } from "./agents/types.ts";
 import { Chain } from "./chain.ts";
 import { LANE, WINDOWS, newWatch, osLabel, removeBase, scanSelfCheck, serverfsExe } from "./host.ts";
+import { waitGone } from "./procscan.ts";
 import { ensureInstalled, installDir, packedDir } from "./install.ts";
 import { failures, markdown, merge, updateDoc, writeResults, type AgentResult } from "./report.ts";
 import { runScenario, SCENARIOS, type Scenario } from "./scenarios.ts";
@@ -108,7 +109,7 @@ async function runAgent(spec: AgentSpec, bin: string, only: readonly Scenario[])
   } finally {
     await chain?.close();
     model.stop();
-    const left = await watch.waitGone(10_000);
+    const left = await waitGone(watch, 10_000);
     if (left.length > 0) log(`${spec.name}: ${left.length} process(es) left after the run: ${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}`);
     if (process.env.INTEROP_KEEP === "1") fs.writeFileSync(path.join(base, "model-requests.jsonl"), model.requests.map((r) => r.raw).join("\n"));
     if (process.env.INTEROP_KEEP !== "1") removeBase(base);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { optionOfKind, TERMINAL, type Chain, type Pending, type Task } from "./chain.ts";
 import type { ScriptedModel } from "./models/script.ts";
 import { cancelProbe } from "./host.ts";
-import type { Watch } from "./procscan.ts";
+import { waitGone, type Watch } from "./procscan.ts";
 
 export const SCENARIOS = ["text", "allow", "reject", "cancel", "continue"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -31,7 +31,7 @@ const check = (ok: boolean, why: string) => {
 };
 
 async function settleProcesses(ctx: Ctx): Promise<void> {
-  const left = await ctx.watch.waitGone(20_000);
+  const left = await waitGone(ctx.watch, 20_000);
   check(left.length === 0, `${left.length} process(es) survived: ${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}`);
 }
 
@@ -145,7 +145,7 @@ async function cancel(ctx: Ctx): Promise<string> {
   check(sleeps === 2, `the scan saw ${sleeps} of the 2 tool sleeps before the cancel (${before} agent processes)`);
   const c = await ctx.chain.tool("cancel_agent_task", { task_id: id });
   check(c.status === "cancelled", `cancel answered ${String(c.status)}`);
-  const left = await ctx.watch.waitGone(30_000);
+  const left = await waitGone(ctx.watch, 30_000);
   const alive = toolPids.filter((p) => cancelProbe.alive(p));
   check(alive.length === 0 && left.length === 0, `survivors after cancel: tool pids [${alive.join(",")}], scan [${left.map((p) => `${p.pid} ${p.cmd}`).join("; ")}]`);
   const after = (await ctx.chain.tool("get_agent_task", { task_id: id })) as Task;

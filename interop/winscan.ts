@@ -4,7 +4,7 @@
 // of the marker: every process descending from the Bridge (the only parent of agent trees), as
 // seen while the task ran. A process stays "the same" while its pid is alive with the same exe.
 import { descendants, processAlive, processTable } from "../test/platform/windows-helpers.ts";
-import type { Seen, Watch } from "./procscan.ts";
+import { waitGone, type Seen, type Watch } from "./procscan.ts";
 
 export class WinWatch implements Watch {
   private readonly known = new Map<number, Seen>();
@@ -26,16 +26,6 @@ export class WinWatch implements Watch {
       return row !== undefined && row.exe === p.start && row.threads > 0 && processAlive(p.pid);
     });
   }
-
-  async waitGone(timeoutMs: number): Promise<Seen[]> {
-    const until = Date.now() + timeoutMs;
-    let left = this.survivors();
-    while (left.length > 0 && Date.now() < until) {
-      await Bun.sleep(200);
-      left = this.survivors();
-    }
-    return left;
-  }
 }
 
 /** The scan must be able to fail: a child and its grandchild are seen, then reported gone once killed. */
@@ -56,7 +46,7 @@ export async function winSelfCheck(): Promise<void> {
         // already gone
       }
     }
-    const left = await watch.waitGone(10_000);
+    const left = await waitGone(watch, 10_000);
     if (left.length > 0) throw new Error("the Toolhelp scan still reports killed processes");
   } finally {
     parent.kill("SIGKILL");
