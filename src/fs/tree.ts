@@ -10,11 +10,11 @@
 // directory that reaches it. The walk runs under search_timeout_seconds (SEARCH_TIMEOUT) and gives
 // the event loop back every 25 ms.
 
-import { errnoCode, ServerfsError } from "../errors.ts";
+import { ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { typeOf, type ObjectType } from "./revision.ts";
-import { openWalkDir, readDirPaced, WalkClock } from "./walk.ts";
+import { exhausted, openWalkDir, readDirPaced, WalkClock } from "./walk.ts";
 import type { DirSelection } from "../../platform/fs/native.ts";
 
 export const DEFAULT_TREE_DEPTH = 3;
@@ -51,11 +51,6 @@ interface Pending {
   parts: string[];
   rel: string;
   depth: number;
-}
-
-function exhausted(err: unknown): boolean {
-  const code = errnoCode(err);
-  return code === "EMFILE" || code === "ENFILE";
 }
 
 export async function directoryTree(ws: Workspace, t: Target, maxDepth: number, limit: number, signal?: AbortSignal): Promise<DirectoryTreeOutput> {

@@ -10,7 +10,8 @@ import { fail, openFailure } from "./fail.ts";
 import { globWork } from "./glob.ts";
 import type { DirEntryInfo, DirSelection, DirSmallest } from "../../platform/fs/native.ts";
 
-function exhausted(err: unknown): boolean {
+/** Out of file descriptors (process or system): RESOURCE_EXHAUSTED, never "skip this one". */
+export function exhausted(err: unknown): boolean {
   const code = errnoCode(err);
   return code === "EMFILE" || code === "ENFILE";
 }
