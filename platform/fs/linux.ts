@@ -4,7 +4,7 @@
 // Every failure throws a SysError carrying the errno *name* (like node:fs errors), so callers
 // handle FFI and node:fs failures with one `errnoCode()` switch.
 
-import { dlopen, read as ffiRead, type Pointer } from "bun:ffi";
+import { dlopen, FFIType, read as ffiRead, type Pointer } from "bun:ffi";
 import { IS_LINUX } from "../os.ts";
 import { MountCrossingError, SysError } from "./sys-error.ts";
 
@@ -38,9 +38,10 @@ export const O = (() => {
 
 export const AT_REMOVEDIR = 0x200;
 
-const SYS_OPENAT2 = 437n;
+const SYS_OPENAT2 = 437;
+const SYS_STATX = process.arch === "arm64" ? 291 : 332;
 const SYS_OPENAT = process.arch === "arm64" ? 56n : 257n;
-const SYS_GETDENTS64 = process.arch === "arm64" ? 61n : 217n;
+const SYS_GETDENTS64 = process.arch === "arm64" ? 61 : 217;
 const SYS_RENAMEAT2 = process.arch === "arm64" ? 276n : 316n;
 /** renameat2 flag: fail with EEXIST instead of replacing an existing destination. */
 export const RENAME_NOREPLACE = 1n;
@@ -64,17 +65,23 @@ function loadLibc() {
     fsync: { args: ["i32"], returns: "i32" },
     close: { args: ["i32"], returns: "i32" },
     lseek: { args: ["i32", "i64", "i32"], returns: "i64" },
+    read: { args: ["i32", "ptr", "u64"], returns: FFIType.i64_fast },
   });
-  // Two bindings of the same variadic symbol with the argument shapes we need (all integers).
+  // Bindings of the same variadic symbol with the argument shapes we need (all integers). The
+  // hot ones (openat2, getdents64, statx: once or more per file a search visits) take and return
+  // plain numbers (i64_fast): a BigInt per argument and per result was garbage on every call.
   const openat2 = dlopen("libc.so.6", {
-    syscall: { args: ["i64", "i64", "ptr", "ptr", "u64"], returns: "i64" },
+    syscall: { args: ["i64", "i64", "ptr", "ptr", "u64"], returns: FFIType.i64_fast },
+  });
+  const statx = dlopen("libc.so.6", {
+    syscall: { args: ["i64", "i64", "ptr", "i64", "i64", "ptr"], returns: FFIType.i64_fast },
   });
   const openat = dlopen("libc.so.6", {
     syscall: { args: ["i64", "i64", "ptr", "i64", "i64"], returns: "i64" },
   });
   // getdents64 has no glibc wrapper before 2.30: the raw syscall works everywhere
   const getdents = dlopen("libc.so.6", {
-    syscall: { args: ["i64", "i64", "ptr", "u64"], returns: "i64" },
+    syscall: { args: ["i64", "i64", "ptr", "u64"], returns: FFIType.i64_fast },
   });
   // renameat2 has no glibc wrapper before 2.28: the raw syscall (Linux 3.15+) works everywhere
   const renameat2 = dlopen("libc.so.6", {
@@ -83,6 +90,7 @@ function loadLibc() {
   return {
     s: common.symbols,
     openat2: openat2.symbols.syscall,
+    statx: statx.symbols.syscall,
     openat: openat.symbols.syscall,
     getdents64: getdents.symbols.syscall,
     renameat2: renameat2.symbols.syscall,
@@ -125,7 +133,7 @@ export function hasOpenat2(): boolean {
   if (forced !== null) return forced === "openat2";
   if (openat2State === "unknown") {
     const how = new BigUint64Array([BigInt(O.RDONLY | O.DIRECTORY | O.CLOEXEC), 0n, RESOLVE_FLAGS]);
-    const r = Number(lib().openat2(SYS_OPENAT2, -100n, cstr("/"), how, 24n));
+    const r = Number(lib().openat2(SYS_OPENAT2, -100, cstr("/"), how, 24));
     if (r >= 0) {
       closeFd(r);
       openat2State = "yes";
@@ -180,7 +188,7 @@ export function openat2(dirfd: number, rel: string, flags: number, mode = 0, noX
   const how = howFor(flags, mode, noXdev);
   const path = pathArg(rel);
   for (let attempt = 0; ; attempt++) {
-    const r = Number(lib().openat2(SYS_OPENAT2, BigInt(dirfd), path, how, 24n));
+    const r = Number(lib().openat2(SYS_OPENAT2, dirfd, path, how, 24));
     if (r >= 0) return r;
     const e = errno();
     // EAGAIN: the kernel saw a concurrent rename during resolution; retrying is the documented answer.
@@ -228,6 +236,37 @@ export function fchown(fd: number, uid: number, gid: number): void {
   check(lib().s.fchown(fd, uid, gid), "fchown");
 }
 
+/** What search asks of each open file: filled in place from one statx(2), nothing allocated. */
+export interface OpenFileFacts {
+  regular: boolean;
+  size: number;
+  nlink: number;
+}
+
+const AT_EMPTY_PATH = 0x1000;
+/** STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_SIZE: the fields read below. */
+const STATX_WANT = 0x1 | 0x2 | 0x4 | 0x200;
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+// struct statx has one layout on every architecture: stx_nlink u32 at 16, stx_mode u16 at 28,
+// stx_size u64 at 40 (linux/stat.h). One buffer per thread: the kernel fills it before statx returns.
+const statxBuf = new Uint8Array(256);
+const statxView = new DataView(statxBuf.buffer);
+const EMPTY_PATH = new Uint8Array(1);
+
+/** fstat(2) of an open descriptor as statx(fd, "", AT_EMPTY_PATH): type, size and link count into `out`. */
+export function statFacts(fd: number, out: OpenFileFacts): void {
+  check(lib().statx(SYS_STATX, fd, EMPTY_PATH, AT_EMPTY_PATH, STATX_WANT, statxBuf), "statx");
+  out.regular = (statxView.getUint16(28, true) & S_IFMT) === S_IFREG;
+  out.nlink = statxView.getUint32(16, true);
+  out.size = Number(statxView.getBigUint64(40, true));
+}
+
+/** read(2) at the descriptor's offset into buf[0, len): the byte count, 0 at the end. */
+export function readInto(fd: number, buf: Uint8Array, len: number): number {
+  return check(lib().s.read(fd, buf, len), "read");
+}
+
 /** close(2) without node:fs bookkeeping (hot path of search). */
 export function close(fd: number): void {
   lib().s.close(fd);
@@ -244,7 +283,7 @@ export function rewindDir(fd: number): void {
  * filled, 0 at the end of the directory.
  */
 export function getdents64(fd: number, buf: Buffer): number {
-  return check(lib().getdents64(SYS_GETDENTS64, BigInt(fd), buf, BigInt(buf.length)), "getdents64");
+  return check(lib().getdents64(SYS_GETDENTS64, fd, buf, buf.length), "getdents64");
 }
 
 export function fsync(fd: number): void {

@@ -5,6 +5,7 @@
 
 import { isAscii, isUtf8 } from "node:buffer";
 import fs from "node:fs";
+import { scanIo } from "../../platform/fs/scan-io.ts";
 import type { ContextLines } from "./scan-context.ts";
 import type { RegexLines } from "./scan-regex.ts";
 import { capHead, countNewlines, fatalUtf8, matchText, TEXT_CAP, tryDecode, type LineHit } from "./scan-text.ts";
@@ -131,7 +132,7 @@ export class Scanner {
     // ever cuts matches away, so a fixed string absent from the whole file skips the NUL pass (a
     // second pass over every byte searched).
     if ((this.caseSensitive || this.regex !== null) && size < B.length) {
-      const n = fs.readSync(fd, B, 0, B.length, 0);
+      const n = scanIo.readHead(fd, B, B.length);
       const view = B.subarray(0, n);
       if (n >= size && (this.regex !== null ? view.indexOf(0) === -1 && this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
       return this.scanAll(fd, size, path, want, pace, n);

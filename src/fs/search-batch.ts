@@ -3,7 +3,7 @@
 // verified (never by a path from the root), with no symlink followed, then fstat'ed and scanned.
 // The batch is the unit of work handed to the worker, so messaging costs per batch, not per file.
 
-import fs from "node:fs";
+import { scanIo, type OpenFileFacts } from "../../platform/fs/scan-io.ts";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { Scanner, type Pace, type SearchMatch } from "./scan.ts";
 import { ContextLines } from "./scan-context.ts";
@@ -61,6 +61,9 @@ export interface BatchResult<G extends BatchGroup = BatchGroup> {
   rest?: G[];
 }
 
+/** Filled per file by scanIo.facts; batches run one at a time per thread. */
+const facts: OpenFileFacts = { regular: false, size: 0, nlink: 0 };
+
 /** A handed-off remainder is worth a message only from this many files on. */
 const MIN_HANDOFF = 4;
 
@@ -104,10 +107,10 @@ export async function scanBatch<G extends BatchGroup>(
         continue; // vanished, became a symlink, unreadable, a mount point: not searchable
       }
       try {
-        const st = fs.fstatSync(fd);
-        if (!st.isFile() || st.size > p.maxFile || (p.refuseHardlinked && st.nlink > 1)) continue;
+        scanIo.facts(fd, facts);
+        if (!facts.regular || facts.size > p.maxFile || (p.refuseHardlinked && facts.nlink > 1)) continue;
         // the path is built only for a file that matched: most files of a big search do not
-        const scanned = scanner.scanFile(fd, st.size, "", p.want - matches.length, pace);
+        const scanned = scanner.scanFile(fd, facts.size, "", p.want - matches.length, pace);
         const found = Array.isArray(scanned) ? scanned : await scanned;
         if (found.length > 0) {
           const path = g.prefix === "" ? name : `${g.prefix}/${name}`;
