@@ -9,7 +9,7 @@ import { PLATFORM_NAME } from "../../platform/os.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
-import { createFileService, type FileService, type MutationGate } from "../fs/index.ts";
+import { createFileService, startSearchWorker, type FileService, type MutationGate } from "../fs/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { serveOverStdio } from "../mcp/stdio.ts";
@@ -37,6 +37,9 @@ export async function main(argv: string[]): Promise<number> {
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
+  // In a task of its own, so the first frame is read first: the search thread comes up on the core
+  // start-up leaves idle, in time for the first search (src/fs/search-pool.ts).
+  setTimeout(startSearchWorker, 0);
   // Deferred: the host's initialize must not wait on the root checks (the first check also loads
   // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
   return serveOverStdio(mcp, logger, { deferred: () => warnUnusableRoots(logger, registry, files) });

@@ -5,6 +5,7 @@ export type { ListDirectoryOutput, ListEntry } from "./list.ts";
 export type { FindOutput } from "./find.ts";
 export { DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "./tree.ts";
 export type { SearchMatch, SearchOutput } from "./search.ts";
+export { startSearchWorker } from "./search-pool.ts";
 export type { ReadTextOutput } from "./read.ts";
 export type { TailTextOutput } from "./tail.ts";
 export type { ReadManyEntry, ReadManyOutput } from "./read-many.ts";

@@ -1,6 +1,6 @@
-// The main thread's side of the search worker: one Bun Worker per process, started by the first
-// search that can use it (never at startup) and kept for later searches, unref'd so it never holds
-// the process open. Work goes out in batches (search-batch.ts), one message each way per batch;
+// The main thread's side of the search worker: one Bun Worker per process, started once serve is
+// up (startSearchWorker, off the start path) or else by the first search that can use it, and kept
+// for later searches, unref'd so it never holds the process open. Work goes out in batches (search-batch.ts), one message each way per batch;
 // each search holds a slot in a small shared Int32Array where it posts its cancellation and where
 // the worker counts finished batches, so the main thread knows how busy the worker is without
 // waiting for a message. If the thread dies (crash, terminate) every unanswered batch is rejected
@@ -246,6 +246,17 @@ export function searchPool(): SearchPool | null {
   if (!IS_LINUX || !hasOpenat2()) return null;
   pool ??= new SearchPool();
   return pool;
+}
+
+/**
+ * Start the worker now, without waiting for it, where searches use one. serve calls this once its
+ * start-up is done: a thread started by the first search came up while that search kept both
+ * cores busy and took 25-30 ms to take its first batch; started here it comes up on the core the
+ * single-threaded start-up leaves idle, and the first search has both threads from its start. Cost:
+ * one idle thread, ~6 MB resident, in every serve process whether or not it ever searches.
+ */
+export function startSearchWorker(): void {
+  if (enabled) void searchPool()?.whenReady();
 }
 
 let enabled = true;
