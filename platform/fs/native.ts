@@ -87,6 +87,13 @@ export interface FsNative {
   fsync(fd: number): void;
   /** Close a descriptor this backend opened (search's hot path; errors ignored). */
   closeFast(fd: number): void;
+  /**
+   * Open one child of a held directory for reading, exactly as openBeneath(dirFd, [name], "read")
+   * would, for a descriptor that is only read and closed (never a lookup base): search's hot path,
+   * where openBeneath's general form (parts, kinds, descriptor bookkeeping) cost more per file
+   * than the lookup itself. Absent: callers use openBeneath.
+   */
+  openReadChild?(dirFd: number, name: string): number;
   /** Which extended attributes a replacement must carry over. */
   preservesXattr(name: string): boolean;
   /**

@@ -29,7 +29,7 @@ import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
 import { BUFFER_BYTES, type Scanner, type SearchMatch } from "./scan.ts";
-import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type ScanSpec } from "./search-batch.ts";
+import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type OpenChild, type ScanSpec } from "./search-batch.ts";
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
@@ -126,6 +126,7 @@ class SearchRun {
   private prefixNext = 0;
   private prefixCount = 0;
   private readonly inflight = new Set<Promise<void>>();
+  private readonly openChild: OpenChild;
 
   constructor(
     private readonly ws: Workspace,
@@ -143,6 +144,8 @@ class SearchRun {
     this.buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
     this.scanner = makeScanner(spec, this.buffer, regex);
     this.session = activeSearchPool()?.begin(spec, this.params) ?? null;
+    const native = ws.native;
+    this.openChild = native.openReadChild?.bind(native) ?? ((dirFd, name) => native.openBeneath(dirFd, [name], "read"));
   }
 
   async walk(): Promise<void> {
@@ -302,7 +305,7 @@ class SearchRun {
     const native = this.ws.native;
     let rest: Group[] | undefined;
     try {
-      const r = await scanBatch(groups, this.scanner, this.params, (dirFd, name) => native.openBeneath(dirFd, [name], "read"), (fd) => native.closeFast(fd), this.clock, session === null ? undefined : () => session.canTake());
+      const r = await scanBatch(groups, this.scanner, this.params, this.openChild, (fd) => native.closeFast(fd), this.clock, session === null ? undefined : () => session.canTake());
       this.accept(seq, r);
       rest = r.rest;
       if (rest !== undefined) for (const g of rest) g.ref.refs++;
