@@ -14,7 +14,12 @@ import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
 import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
 
+import { keepScanBelowFtl } from "./scan-tiers.ts";
+
 declare const self: Worker;
+
+// before the first batch: see scan-tiers.ts
+keepScanBelowFtl();
 
 let flags: Int32Array | null = null;
 const scanners = new Map<number, Scanner>();

@@ -35,7 +35,14 @@ import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
 import { isConfined } from "../../platform/fs/resolve-linux.ts";
 
+import { keepScanBelowFtl } from "./scan-tiers.ts";
+import { keepWalkBelowFtl } from "./walk-tiers.ts";
+
 export type { SearchMatch } from "./scan.ts";
+
+// before any search: see scan-tiers.ts
+keepScanBelowFtl();
+keepWalkBelowFtl();
 
 export interface SearchOutput {
   matches: SearchMatch[];

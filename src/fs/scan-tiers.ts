@@ -1,0 +1,57 @@
+// Keeps search_text's per-file code (here) and its per-entry walk code (walk-tiers.ts) out of
+// JavaScriptCore's top JIT tier (FTL).
+//
+// Why: that code spends its time in syscalls (getdents64, openat2, statx, read, close). Every
+// function in it runs tens of thousands of times in the first search of a fresh process, which
+// is enough for the engine to compile each one four times (bytecode, baseline, DFG, FTL), and
+// FTL's compiles are the expensive ones. On the 2-core bench machine the JIT threads became the
+// third busy thread of a two-thread search: with these lists, the first search_text call of a
+// fresh serve (20,000 files) took 176 instead of 205 ms and 324 instead of 362 ms of CPU, while the
+// fifth call took the same time either way (126 vs 125 ms): FTL code made no later search faster.
+// DFG code is kept: it is what later searches run.
+//
+// What stays eligible for FTL: the byte loops that do real work per byte (case folding, newline
+// counting, UTF-8 checks, the regex engine), where the top tier does pay.
+//
+// Each thread that scans calls keepScanBelowFtl once (the main thread and the search worker have
+// engines, and compiled code, of their own); the main thread, which also walks, calls
+// keepWalkBelowFtl too. noFTL affects compilations after the call, so both run when the search
+// modules load, before any search. The worker's list imports nothing of the walk, which it never
+// runs and whose modules it would otherwise have to load.
+import { noFTL } from "bun:jsc";
+import { close, openat2, hasOpenat2, statFacts } from "../../platform/fs/linux.ts";
+import { linuxNative, openReadBeneath } from "../../platform/fs/resolve-linux.ts";
+import { scanIo } from "../../platform/fs/scan-io.ts";
+import { Scanner } from "./scan.ts";
+import { scanBatch } from "./search-batch.ts";
+
+/** Mark `fns` never to be compiled by FTL (bun:jsc's noFTL: baseline and DFG stay). */
+export function belowFtl(fns: readonly unknown[]): void {
+  for (const f of fns) if (typeof f === "function") noFTL(f as (...args: unknown[]) => unknown);
+}
+
+/** The per-file functions kept below FTL (exported for the test that checks each is still a function). */
+export function scanHotPath(): unknown[] {
+  return [
+    // the syscalls of every file
+    openat2,
+    hasOpenat2,
+    statFacts,
+    close,
+    openReadBeneath,
+    linuxNative.openReadChild,
+    scanIo.facts,
+    scanIo.readHead, // readInto on Linux
+    // the batch loop and the one-read fast path (the byte scans it calls stay eligible)
+    scanBatch,
+    Scanner.prototype.scanFile,
+  ];
+}
+
+let applied = false;
+
+export function keepScanBelowFtl(): void {
+  if (applied) return;
+  applied = true;
+  belowFtl(scanHotPath());
+}

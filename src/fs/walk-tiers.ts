@@ -1,0 +1,32 @@
+// The walk's share of keeping search_text's hot path below FTL: the code that runs once per
+// directory entry. Why, and what stays eligible: scan-tiers.ts.
+import { DirentReader } from "../../platform/fs/dirents-linux.ts";
+import { SmallestEntries } from "../../platform/fs/dir-select.ts";
+import { getdents64 } from "../../platform/fs/linux.ts";
+import { isConfined } from "../../platform/fs/resolve-linux.ts";
+import { PathPolicy } from "./policy.ts";
+import { belowFtl } from "./scan-tiers.ts";
+import { entryKind, WalkClock, WalkDirRead } from "./walk.ts";
+
+/** The per-entry functions kept below FTL (exported for the test that checks each is still a function). */
+export function walkHotPath(): unknown[] {
+  return [
+    getdents64,
+    isConfined,
+    DirentReader.prototype.next,
+    SmallestEntries.prototype.offer,
+    WalkDirRead.prototype.step,
+    PathPolicy.prototype.entryVisible,
+    entryKind,
+    WalkClock.prototype.tick,
+    WalkClock.prototype.due,
+  ];
+}
+
+let applied = false;
+
+export function keepWalkBelowFtl(): void {
+  if (applied) return;
+  applied = true;
+  belowFtl(walkHotPath());
+}
