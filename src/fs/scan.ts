@@ -6,6 +6,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import { scanIo } from "../../platform/fs/scan-io.ts";
+import { foldAnchors, mayHold, type FoldAnchors } from "./scan-anchor.ts";
 import type { ContextLines } from "./scan-context.ts";
 import type { RegexLines } from "./scan-regex.ts";
 import { capHead, countNewlines, fatalUtf8, matchText, TEXT_CAP, tryDecode, type LineHit } from "./scan-text.ts";
@@ -99,6 +100,8 @@ export class Scanner {
   private readonly folded: string;
   /** The folded query as bytes when it is pure ASCII (enables the lowercase fast path). */
   private readonly asciiNeedle: Buffer | null;
+  /** Case-insensitive with an ASCII query: the spellings that rule a buffer out (scan-anchor.ts). */
+  private readonly anchors: FoldAnchors | null;
   private lowered: Buffer | null = null;
   private countBuf: Buffer | null = null;
   private foldedSinceGc = 0;
@@ -117,6 +120,7 @@ export class Scanner {
     this.folded = fold(query);
     const foldedBytes = Buffer.from(this.folded, "utf8");
     this.asciiNeedle = isAscii(foldedBytes) ? foldedBytes : null;
+    this.anchors = !caseSensitive && regex === null && this.asciiNeedle !== null ? foldAnchors(this.asciiNeedle) : null;
   }
 
   /**
@@ -128,13 +132,14 @@ export class Scanner {
   scanFile(fd: number, size: number, path: string, want: number, pace: Pace): FileMatch[] | Promise<FileMatch[]> {
     const B = this.buf;
     // Fast path for the common case: the whole file arrives in one read and holds no candidate
-    // for the needle (or, holding no NUL, none for the regex); nothing else needs doing. A NUL only
+    // for the needle (or, holding no NUL, none for the regex; or, case-insensitive, ASCII text with
+    // no spelling of the query's anchor: scan-anchor.ts); nothing else needs doing. A NUL only
     // ever cuts matches away, so a fixed string absent from the whole file skips the NUL pass (a
     // second pass over every byte searched).
-    if ((this.caseSensitive || this.regex !== null) && size < B.length) {
+    if ((this.caseSensitive || this.regex !== null || this.anchors !== null) && size < B.length) {
       const n = scanIo.readHead(fd, B, B.length);
       const view = B.subarray(0, n);
-      if (n >= size && (this.regex !== null ? view.indexOf(0) === -1 && this.regex.rejects(view) : view.indexOf(this.needle) === -1)) return [];
+      if (n >= size && (this.regex !== null ? view.indexOf(0) === -1 && this.regex.rejects(view) : this.caseSensitive ? view.indexOf(this.needle) === -1 : this.foldedAbsent(view))) return [];
       return this.scanAll(fd, size, path, want, pace, n);
     }
     return this.scanAll(fd, size, path, want, pace, -1);
@@ -341,7 +346,14 @@ export class Scanner {
     return false;
   }
 
+  /** Case-insensitive, ASCII query: the buffer holds no spelling of the query's anchor, so no match. */
+  private foldedAbsent(view: Buffer): boolean {
+    const a = this.anchors;
+    return a !== null && (a.anyText || isAscii(view)) && !mayHold(view, a.spellings);
+  }
+
   private matchFolded(view: Buffer, want: number, countedFrom: number, linesBefore: number) {
+    if (this.foldedAbsent(view)) return [];
     // Pure-ASCII text and an ASCII folded query: case folding is ASCII lowercasing, so lowercase
     // the bytes once (SWAR) and search them raw. Anything else takes the per-line Unicode path.
     if (this.asciiNeedle !== null && isAscii(view)) {
