@@ -1,5 +1,7 @@
 // The walk's share of keeping search_text's hot path below FTL: the code that runs once per
-// directory entry. Why, and what stays eligible: scan-tiers.ts.
+// directory entry. Why, and what stays eligible: scan-tiers.ts. find_files and directory_tree
+// walk with the same code, so it holds for them too (a warm find_files over 202,040 entries took
+// the same time either way).
 import { DirentReader } from "../../platform/fs/dirents-linux.ts";
 import { SmallestEntries } from "../../platform/fs/dir-select.ts";
 import { getdents64 } from "../../platform/fs/linux.ts";
