@@ -58,6 +58,29 @@ describe("ByteRing", () => {
     empty.push(new Uint8Array([1, 2]));
     expect(empty.snapshot().length).toBe(0);
   });
+
+  test("holds memory only for what arrived, up to the limit, and wraps correctly after growing", () => {
+    const ring = new ByteRing(64 * 1024);
+    expect(ring.allocatedBytes).toBe(0);
+    expect(ring.snapshot().length).toBe(0);
+    ring.push(new TextEncoder().encode("warning: x\n"));
+    expect(ring.allocatedBytes).toBeLessThanOrEqual(1024);
+    expect(new TextDecoder().decode(ring.snapshot())).toBe("warning: x\n");
+    // Past the limit: exactly the limit is held, and the kept bytes are the last 64 KiB in order.
+    const all: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const chunk = new Uint8Array(997).map((_, j) => (i * 997 + j) % 251);
+      for (const b of chunk) all.push(b);
+      ring.push(chunk);
+    }
+    expect(ring.allocatedBytes).toBe(64 * 1024);
+    const expected = Uint8Array.from([...new TextEncoder().encode("warning: x\n"), ...all].slice(-64 * 1024));
+    expect(Buffer.from(ring.snapshot()).equals(Buffer.from(expected))).toBe(true);
+    const small = new ByteRing(10);
+    small.push(new TextEncoder().encode("abcdefghijkl"));
+    expect(small.allocatedBytes).toBe(10);
+    expect(new TextDecoder().decode(small.snapshot())).toBe("cdefghijkl");
+  });
 });
 
 describe("Windows command-line quoting (CommandLineToArgvW rules)", () => {
