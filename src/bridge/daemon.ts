@@ -30,6 +30,8 @@ export interface BridgeOptions {
   containment?: Containment;
   /** Test seam: the endpoint's connection cap, timeouts and queue cap (defaults: ipc/bounds.ts). */
   socketBounds?: Partial<SocketBounds>;
+  /** Test seam: the full collection after finished tasks (service/heap.ts). */
+  collectHeap?: () => void;
 }
 
 export interface RunningBridge {
@@ -108,6 +110,7 @@ export function wireBridgeService(registry: Registry, opts: WiringOptions = {}):
       log,
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.stopGraceMs !== undefined ? { stopGraceMs: opts.stopGraceMs } : {}),
+      ...(opts.collectHeap ? { collectHeap: opts.collectHeap } : {}),
       outsideRuns,
     });
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);

@@ -2,14 +2,17 @@
 // runs thousands of tasks, so per-task entries in its maps, or per-task copies of what is the same
 // for every task of a workdir, are memory that only grows. Real daemon, real fake providers.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RELEASES_PER_COLLECTION } from "../../src/bridge/service/heap.ts";
 import type { TaskRun } from "../../src/bridge/service/task-run.ts";
+import { waitUntil } from "../support/proc.ts";
 import { closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 const CAP = 40;
 let h: Harness;
+let collections = 0;
 
 beforeAll(async () => {
-  h = await startHarness({ aliases: ["a", "b"], limits: { max_events_per_task: CAP } });
+  h = await startHarness({ aliases: ["a", "b"], limits: { max_events_per_task: CAP }, collectHeap: () => collections++ });
 });
 afterAll(() => closeHarness(h));
 
@@ -63,5 +66,12 @@ describe("per-task state", () => {
     expect(first.redactor.text(`see ${h.workdirs.a}/src/x.ts`)).toBe("see <workdir>/src/x.ts");
     expect(other.redactor.text(`see ${h.workdirs.a}/src/x.ts`)).not.toContain(h.workdirs.a);
     expect(h.bridge.service.events.trackedTasks).toBe(0);
+  });
+
+  test("finished runs lead to a heap collection", async () => {
+    const before = collections;
+    // Two workdirs, so one of the pair is still running when the other releases.
+    for (let i = 0; i < RELEASES_PER_COLLECTION / 2; i++) await Promise.all([complete("a", 100 + i), complete("b", 100 + i)]);
+    expect(await waitUntil(() => collections > before, 5000)).toBe(true);
   });
 });

@@ -37,6 +37,8 @@ export interface ServiceDeps {
   stopGraceMs?: number;
   /** Run ids started outside any task (probes); leftovers of earlier instances are swept at start. */
   outsideRuns?: OutsideRunJournal;
+  /** Test seam: the full collection run after finished tasks (service/heap.ts); default Bun.gc(true). */
+  collectHeap?: () => void;
 }
 
 export class ServiceCore {
