@@ -42,7 +42,7 @@ export interface HarnessOptions {
   /** Reuse an existing state/workdir layout (restart tests). */
   reuse?: { root: string; stateDir: string };
   /** The Bridge's heap collection after finished tasks (default: the real one). */
-  collectHeap?: () => void;
+  collectHeap?: (kind: "busy" | "idle") => void;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {

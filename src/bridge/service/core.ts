@@ -16,6 +16,7 @@ import { EventLog } from "../store/events.ts";
 import type { TaskStore } from "../store/tasks.ts";
 import { TaskWatchers } from "../watchers.ts";
 import type { BridgeEventPayloads, BridgeEventType } from "./events.ts";
+import type { Collection } from "./heap.ts";
 import type { TaskRun } from "./task-run.ts";
 
 export type LogFn = (event: string, fields?: Record<string, unknown>) => void;
@@ -37,8 +38,8 @@ export interface ServiceDeps {
   stopGraceMs?: number;
   /** Run ids started outside any task (probes); leftovers of earlier instances are swept at start. */
   outsideRuns?: OutsideRunJournal;
-  /** Test seam: the full collection run after finished tasks (service/heap.ts); default Bun.gc(true). */
-  collectHeap?: () => void;
+  /** Test seam: the heap collection after finished tasks (service/heap.ts). */
+  collectHeap?: (kind: Collection) => void;
 }
 
 export class ServiceCore {
