@@ -1,30 +1,118 @@
 // /proc as a ProcReader. /proc/<pid>/stat gives ppid, pgid, session, state and the start time in
 // clock ticks since boot (field 22), which together with the pid identifies a process even if
 // the pid is later reused. /proc/<pid>/environ is the environment the process was exec'd with.
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { findMarker, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
+//
+// Every stop looks at every process on the host (twice when nothing is left), so this runs a few
+// hundred times per task: files are read through one reused buffer and decoded in place. With
+// readFileSync each read took a fresh 256 KiB buffer (a /proc file reports size 0) and each line
+// became dozens of substrings, all left for the collector: tens of MB of native memory per few
+// hundred tasks that the Bridge's RSS carried until a GC.
+import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import type { ProcEntry, ProcReader } from "../posix/process-table.ts";
+
+/** Kept between reads: a stat line is ~300 bytes and an environment a few KiB. */
+const KEPT_BUFFER_BYTES = 16 * 1024;
+let scratch = Buffer.allocUnsafe(KEPT_BUFFER_BYTES);
+
+/**
+ * One whole /proc file, as a view of a buffer that the next read reuses: decode what you need from
+ * it before reading again.
+ */
+export function readProcFile(file: string): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    let buf = scratch;
+    let length = 0;
+    for (;;) {
+      if (length === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, length);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, length, buf.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    // A rare huge environment is not kept for the life of the process.
+    if (buf.length <= KEPT_BUFFER_BYTES) scratch = buf;
+    return buf.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const SPACE = 0x20;
+
+/** A non-negative decimal field, or NaN. */
+function decimal(b: Uint8Array, start: number, end: number): number {
+  if (end <= start) return Number.NaN;
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const d = b[i]! - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
 
 /** Parse one /proc/<pid>/stat line. The command is in parentheses and may itself hold ')' or spaces. */
-export function parseProcStat(text: string): ProcEntry | null {
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
+export function parseProcStat(line: Uint8Array): ProcEntry | null {
+  const b = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
+  const open = b.indexOf(0x28);
+  const close = b.lastIndexOf(0x29);
   if (open < 0 || close < open) return null;
-  const pid = Number(text.slice(0, open).trim());
-  const command = text.slice(open + 1, close);
-  // Fields after the command, starting with field 3 (state).
-  const rest = text.slice(close + 2).split(" ");
-  const state = rest[0];
-  const ppid = Number(rest[1]);
-  const pgid = Number(rest[2]);
-  const sid = Number(rest[3]);
-  const startTime = rest[19]; // field 22
-  if (!Number.isInteger(pid) || state === undefined || startTime === undefined) return null;
-  return { pid, ppid, pgid, sid, zombie: state === "Z" || state === "X", startTime, command };
+  let pidStart = 0;
+  let pidEnd = open;
+  while (pidStart < pidEnd && b[pidStart] === SPACE) pidStart++;
+  while (pidEnd > pidStart && b[pidEnd - 1] === SPACE) pidEnd--;
+  const pid = decimal(b, pidStart, pidEnd);
+  // Fields after the command, starting with field 3 (state); we need up to field 22 (start time).
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = close + 2;
+  while (starts.length < 20 && at <= b.length) {
+    let next = b.indexOf(SPACE, at);
+    if (next === -1) next = b.length;
+    starts.push(at);
+    ends.push(next);
+    at = next + 1;
+  }
+  if (!Number.isInteger(pid) || starts.length < 20 || ends[0]! <= starts[0]!) return null;
+  const state = b[starts[0]!];
+  return {
+    pid,
+    ppid: decimal(b, starts[1]!, ends[1]!),
+    pgid: decimal(b, starts[2]!, ends[2]!),
+    sid: decimal(b, starts[3]!, ends[3]!),
+    zombie: state === 0x5a || state === 0x58, // 'Z' or 'X'
+    startTime: b.toString("latin1", starts[19]!, ends[19]!),
+    command: b.toString("utf8", open + 1, close),
+  };
+}
+
+const MARKER_PREFIX = Buffer.from("SERVERFS_RUN_ID=", "latin1");
+
+/**
+ * Which of `markers` a NUL-separated environment block carries as `SERVERFS_RUN_ID=<marker>`, or
+ * null: the same rule as findMarker (process-table.ts), without turning the block into strings.
+ */
+export function findMarkerInBlock(block: Uint8Array, markers: readonly string[]): string | null {
+  if (markers.length === 0) return null;
+  const b = Buffer.from(block.buffer, block.byteOffset, block.byteLength);
+  for (let at = b.indexOf(MARKER_PREFIX); at !== -1; at = b.indexOf(MARKER_PREFIX, at + 1)) {
+    if (at > 0 && b[at - 1] !== 0) continue;
+    const start = at + MARKER_PREFIX.length;
+    let end = b.indexOf(0, start);
+    if (end === -1) end = b.length;
+    const value = b.toString("latin1", start, end);
+    if (markers.includes(value)) return value;
+  }
+  return null;
 }
 
 export function readProcEntry(pid: number): ProcEntry | null {
   try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return parseProcStat(readProcFile(`/proc/${pid}/stat`));
   } catch {
     return null;
   }
@@ -46,7 +134,7 @@ export function createProcReader(): ProcReader {
     markerOf(pid: number, markers: readonly string[]): string | null {
       try {
         if (statSync(`/proc/${pid}`).uid !== ownUid) return null;
-        return findMarker(readFileSync(`/proc/${pid}/environ`, "latin1"), markers);
+        return findMarkerInBlock(readProcFile(`/proc/${pid}/environ`), markers);
       } catch {
         return null;
       }

@@ -17,6 +17,7 @@ import type { BridgeLimits } from "./limits.ts";
 import { providerEnvironment } from "./provider-env.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { BridgeService, type LogFn } from "./service.ts";
+import type { Collection } from "./service/heap.ts";
 import { openStateDatabase } from "./store/db.ts";
 import { TaskStore } from "./store/tasks.ts";
 
@@ -30,6 +31,8 @@ export interface BridgeOptions {
   containment?: Containment;
   /** Test seam: the endpoint's connection cap, timeouts and queue cap (defaults: ipc/bounds.ts). */
   socketBounds?: Partial<SocketBounds>;
+  /** Test seam: the heap collection after finished tasks (service/heap.ts). */
+  collectHeap?: (kind: Collection) => void;
 }
 
 export interface RunningBridge {
@@ -108,6 +111,7 @@ export function wireBridgeService(registry: Registry, opts: WiringOptions = {}):
       log,
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.stopGraceMs !== undefined ? { stopGraceMs: opts.stopGraceMs } : {}),
+      ...(opts.collectHeap ? { collectHeap: opts.collectHeap } : {}),
       outsideRuns,
     });
     const dispatch = (method: string, params: Record<string, unknown>) => service.dispatch(method, params);

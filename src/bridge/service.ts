@@ -13,6 +13,7 @@ import type { EventLog } from "./store/events.ts";
 import { Admission, type SubmitParams } from "./service/admission.ts";
 import { cancel, sendMessage } from "./service/control.ts";
 import { bounded, ServiceCore, type ServiceDeps } from "./service/core.ts";
+import { HeapCollector } from "./service/heap.ts";
 import { InteractionBroker } from "./service/interactions.ts";
 import { Recovery } from "./service/recovery.ts";
 import { collectGarbage } from "./service/retention.ts";
@@ -30,6 +31,7 @@ export class BridgeService {
   private readonly admission: Admission;
   private readonly interactions: InteractionBroker;
   private readonly views: TaskViews;
+  private readonly heap: HeapCollector;
 
   constructor(deps: ServiceDeps) {
     const core = new ServiceCore(deps);
@@ -37,8 +39,12 @@ export class BridgeService {
     this.recovery = new Recovery(core);
     this.interactions = new InteractionBroker(core, (taskId) => this.cancel(taskId));
     this.views = new TaskViews(core);
+    this.heap = new HeapCollector(() => core.active.size, deps.collectHeap);
     this.admission = new Admission(core, this.recovery, () => this.gc(), (plan, adapter) => {
-      TaskRun.start(core, this.interactions, plan, adapter, () => this.gc());
+      TaskRun.start(core, this.interactions, plan, adapter, () => {
+        this.gc();
+        this.heap.runReleased();
+      });
     });
   }
 
@@ -75,6 +81,7 @@ export class BridgeService {
     const { core } = this;
     if (core.closed) return;
     core.closed = true;
+    this.heap.close();
     const runs = [...core.active.values()];
     for (const run of runs) run.abort("shutdown");
     await bounded(Promise.all(runs.map((r) => r.done)), PROVIDER_CANCEL_BOUND_MS + core.stopGraceMs + 5000);

@@ -41,6 +41,8 @@ export interface HarnessOptions {
   containment?: Containment;
   /** Reuse an existing state/workdir layout (restart tests). */
   reuse?: { root: string; stateDir: string };
+  /** The Bridge's heap collection after finished tasks (default: the real one). */
+  collectHeap?: (kind: "busy" | "idle") => void;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -64,6 +66,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     stopGraceMs: 500,
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.containment ? { containment: opts.containment } : {}),
+    ...(opts.collectHeap ? { collectHeap: opts.collectHeap } : {}),
   });
   const client = new BridgeClient({ path: bridge.paths.socketPath }, 60_000);
   const driver = taskDriver((method, params) => client.call(method, params), 20_000);

@@ -1,9 +1,13 @@
 // Pure functions that run on every OS: env scrubbing, the stderr ring, Windows argv quoting,
 // /proc and libproc decoders, job and pipe names.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, test } from "bun:test";
 import { environmentFromProcArgs, parseBsdInfo } from "../../platform/darwin/proc-reader.ts";
 import { scrubEnv } from "../../platform/env.ts";
-import { parseProcStat } from "../../platform/linux/proc-reader.ts";
+import { findMarkerInBlock, parseProcStat, readProcFile } from "../../platform/linux/proc-reader.ts";
 import { findMarker } from "../../platform/posix/process-table.ts";
 import { ByteRing } from "../../platform/ring-buffer.ts";
 import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
@@ -58,6 +62,29 @@ describe("ByteRing", () => {
     empty.push(new Uint8Array([1, 2]));
     expect(empty.snapshot().length).toBe(0);
   });
+
+  test("holds memory only for what arrived, up to the limit, and wraps correctly after growing", () => {
+    const ring = new ByteRing(64 * 1024);
+    expect(ring.allocatedBytes).toBe(0);
+    expect(ring.snapshot().length).toBe(0);
+    ring.push(new TextEncoder().encode("warning: x\n"));
+    expect(ring.allocatedBytes).toBeLessThanOrEqual(1024);
+    expect(new TextDecoder().decode(ring.snapshot())).toBe("warning: x\n");
+    // Past the limit: exactly the limit is held, and the kept bytes are the last 64 KiB in order.
+    const all: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const chunk = new Uint8Array(997).map((_, j) => (i * 997 + j) % 251);
+      for (const b of chunk) all.push(b);
+      ring.push(chunk);
+    }
+    expect(ring.allocatedBytes).toBe(64 * 1024);
+    const expected = Uint8Array.from([...new TextEncoder().encode("warning: x\n"), ...all].slice(-64 * 1024));
+    expect(Buffer.from(ring.snapshot()).equals(Buffer.from(expected))).toBe(true);
+    const small = new ByteRing(10);
+    small.push(new TextEncoder().encode("abcdefghijkl"));
+    expect(small.allocatedBytes).toBe(10);
+    expect(new TextDecoder().decode(small.snapshot())).toBe("cdefghijkl");
+  });
 });
 
 describe("Windows command-line quoting (CommandLineToArgvW rules)", () => {
@@ -95,7 +122,8 @@ describe("Windows command-line quoting (CommandLineToArgvW rules)", () => {
 describe("process-table decoders", () => {
   test("/proc/<pid>/stat with spaces and parentheses in the command", () => {
     const line = "4242 (we (ird) name) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 1000 10 0";
-    expect(parseProcStat(line)).toEqual({
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    expect(parseProcStat(bytes(line))).toEqual({
       pid: 4242,
       ppid: 1,
       pgid: 4242,
@@ -104,8 +132,30 @@ describe("process-table decoders", () => {
       startTime: "987654",
       command: "we (ird) name",
     });
-    expect(parseProcStat("7 (z) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0")?.zombie).toBe(true);
-    expect(parseProcStat("garbage")).toBeNull();
+    expect(parseProcStat(bytes("7 (z) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n"))).toMatchObject({ zombie: true, startTime: "5" });
+    expect(parseProcStat(bytes("9 (x) X 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77 0 0"))?.zombie).toBe(true);
+    // A view into a larger buffer decodes only its own bytes.
+    const inner = bytes(`junk ${line} (tail) 99`).subarray(5, 5 + line.length);
+    expect(parseProcStat(inner)?.startTime).toBe("987654");
+    expect(parseProcStat(bytes("garbage"))).toBeNull();
+    expect(parseProcStat(bytes("12 (short) S 1 2 3"))).toBeNull();
+    expect(parseProcStat(bytes("x1 (a) S 1 2 3 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0"))).toBeNull();
+  });
+
+  test("the reused read buffer returns whole files, including ones larger than it keeps", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sfs-procread-"));
+    try {
+      const big = crypto.randomBytes(100 * 1024 + 17);
+      fs.writeFileSync(path.join(dir, "big"), big);
+      fs.writeFileSync(path.join(dir, "small"), "4242 (sh) S 1\n");
+      fs.writeFileSync(path.join(dir, "empty"), "");
+      expect(Buffer.compare(readProcFile(path.join(dir, "big")), big)).toBe(0);
+      expect(readProcFile(path.join(dir, "small")).toString("latin1")).toBe("4242 (sh) S 1\n");
+      expect(readProcFile(path.join(dir, "empty")).length).toBe(0);
+      expect(() => readProcFile(path.join(dir, "missing"))).toThrow();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("marker matching is exact", () => {
@@ -113,6 +163,20 @@ describe("process-table decoders", () => {
     expect(findMarker("SERVERFS_RUN_ID=run-10", ["run-1"])).toBeNull();
     expect(findMarker("XSERVERFS_RUN_ID=run-1", ["run-1"])).toBeNull();
     expect(findMarker("SERVERFS_RUN_ID=run-1", [])).toBeNull();
+    // The Linux reader matches the raw environ bytes by the same rule.
+    const cases: Array<[string, string[]]> = [
+      ["A=1\0SERVERFS_RUN_ID=run-1\0B=2", ["run-1"]],
+      ["SERVERFS_RUN_ID=run-10", ["run-1"]],
+      ["XSERVERFS_RUN_ID=run-1", ["run-1"]],
+      ["SERVERFS_RUN_ID=run-1", []],
+      ["SERVERFS_RUN_ID=run-1\0", ["run-2", "run-1"]],
+      ["A=SERVERFS_RUN_ID=run-1\0SERVERFS_RUN_ID=\0SERVERFS_RUN_ID=run-3\0", ["run-1", "run-3"]],
+      ["", ["run-1"]],
+    ];
+    for (const [block, markers] of cases) {
+      expect(findMarkerInBlock(new TextEncoder().encode(block), markers)).toBe(findMarker(block, markers));
+    }
+    expect(findMarkerInBlock(new TextEncoder().encode("A=SERVERFS_RUN_ID=run-1\0SERVERFS_RUN_ID=run-3"), ["run-1", "run-3"])).toBe("run-3");
   });
 
   test("macOS proc_bsdinfo layout and KERN_PROCARGS2 environment", () => {

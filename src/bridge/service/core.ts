@@ -16,6 +16,7 @@ import { EventLog } from "../store/events.ts";
 import type { TaskStore } from "../store/tasks.ts";
 import { TaskWatchers } from "../watchers.ts";
 import type { BridgeEventPayloads, BridgeEventType } from "./events.ts";
+import type { Collection } from "./heap.ts";
 import type { TaskRun } from "./task-run.ts";
 
 export type LogFn = (event: string, fields?: Record<string, unknown>) => void;
@@ -37,6 +38,8 @@ export interface ServiceDeps {
   stopGraceMs?: number;
   /** Run ids started outside any task (probes); leftovers of earlier instances are swept at start. */
   outsideRuns?: OutsideRunJournal;
+  /** Test seam: the heap collection after finished tasks (service/heap.ts). */
+  collectHeap?: (kind: Collection) => void;
 }
 
 export class ServiceCore {
@@ -52,6 +55,7 @@ export class ServiceCore {
   private readonly hostRoots: HostRoot[];
   /** For caller-visible output outside any task (runtime probes, model catalogs): no workdir. */
   readonly hostRedactor: Redactor;
+  private readonly redactors = new Map<string, Redactor>();
 
   constructor(readonly deps: ServiceDeps) {
     this.limits = bridgeLimits(deps.registry.agent, deps.limits);
@@ -67,9 +71,19 @@ export class ServiceCore {
     return this.deps.store;
   }
 
-  /** The one place a task's Redactor is built: its workdir root, the host roots and the provider env's secrets. */
+  /**
+   * The one place a task's Redactor is built: its workdir root, the host roots and the provider env's
+   * secrets. One per workdir root, shared by its tasks (a Redactor holds no per-task state): each
+   * new one compiled its own regular expressions, whose native code stayed resident until a GC.
+   * Roots come from the registry, so the cache is bounded by the configured workdirs.
+   */
   redactorFor(workdirRoot: string): Redactor {
-    return new Redactor(workdirRoot, this.deps.secrets ?? [], this.hostRoots);
+    let r = this.redactors.get(workdirRoot);
+    if (r === undefined) {
+      r = new Redactor(workdirRoot, this.deps.secrets ?? [], this.hostRoots);
+      this.redactors.set(workdirRoot, r);
+    }
+    return r;
   }
 
   /** A Bridge event that must be recorded: a failure (event cap) surfaces to the caller. */

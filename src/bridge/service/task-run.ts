@@ -297,6 +297,8 @@ export class TaskRun {
     }
     core.active.delete(this.taskId);
     core.events.flush();
+    // Its count is in its row now; cached, every finished task stayed in the map until retention.
+    core.events.forget(this.taskId);
     core.watchers.notify(this.taskId);
     this.markReleased({ proved });
     try {

@@ -25,6 +25,7 @@ interface Queued {
 export class EventLog {
   private queue: Queued[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** Event counts of tasks that may still append (the rows hold the truth; this saves a read per event). */
   private readonly counts = new Map<string, number>();
   /** Called after each flush with the task ids that got new events (wakes long-polls). */
   onFlushed: (taskIds: Set<string>) => void = () => {};
@@ -103,8 +104,14 @@ export class EventLog {
     }));
   }
 
+  /** Drop a task's cached count. Flush first: a count read back later must include queued events. */
   forget(taskId: string): void {
     this.counts.delete(taskId);
+  }
+
+  /** How many tasks have a cached count (bounded by the tasks still running). */
+  get trackedTasks(): number {
+    return this.counts.size;
   }
 
   close(): void {

@@ -52,18 +52,18 @@ const MAX_DETAIL_CHARS = 2048;
  * sequences, so it is blanked, redacted and bounded (its end, where errors are) before it is kept.
  */
 export class TaskDiagnostics {
-  private readonly redactor: Redactor;
+  /** Built on the first record: most tasks record none, and each Redactor compiles its own patterns. */
+  private redactor: Redactor | null = null;
 
   constructor(
     private readonly sink: Diagnostics,
     private readonly runtime: string,
     private readonly ctx: Pick<TaskContext, "taskId" | "workdirRoot">,
-    secrets: readonly string[] = [],
-  ) {
-    this.redactor = new Redactor(ctx.workdirRoot, secrets);
-  }
+    private readonly secrets: readonly string[] = [],
+  ) {}
 
   record(kind: string, detail: string): void {
+    this.redactor ??= new Redactor(this.ctx.workdirRoot, this.secrets);
     const redacted = this.redactor.text(detail.replace(CONTROL_CHARS, " "));
     this.sink.record(kind, { runtime: this.runtime, task_id: this.ctx.taskId, detail: redacted.slice(-MAX_DETAIL_CHARS) });
   }
