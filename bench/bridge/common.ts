@@ -76,6 +76,13 @@ export async function spawnBridge(workdirs: number, agent: Record<string, unknow
   };
 }
 
+/** RSS split into anonymous memory (heaps, buffers) and file pages (the executable's code, mapped from the page cache). */
+export function rssSplitMb(pid: number): { anon: number; file: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+  return { anon: kb("RssAnon") / 1024, file: (kb("RssFile") + kb("RssShmem")) / 1024 };
+}
+
 export function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);

@@ -4,11 +4,16 @@
 // tasks. BASELINE=path/to/serverfs (e.g. the previous commit compiled) is measured in the same
 // run, alternating with the candidate, so load drift hits both alike.
 // Target: ≤ 80 MB with 16 active tasks.
+// RSS includes the executable's own code pages, mapped from the page cache, and how many of them
+// a fault maps in depends on how the file came into the cache (a freshly written or copied binary
+// sits in large folios and showed ~5 MB more than the same bytes read back from disk). So the
+// after-churn figure is also printed split into anonymous memory and file pages, and binaries are
+// best compared after `echo 3 > /proc/sys/vm/drop_caches` (root), as they would be after a reboot.
 //
 // usage: [CANDIDATE=dist/serverfs-linux-x64] [BASELINE=...] [ROUNDS=3] [CHURN=200] bun bench/bridge/rss.bench.ts
 import path from "node:path";
 import { machineLine, median } from "../lib/machine.ts";
-import { rssMb, spawnBridge, type BridgeProc } from "./common.ts";
+import { rssMb, rssSplitMb, spawnBridge, type BridgeProc } from "./common.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const CANDIDATE = process.env.CANDIDATE ?? path.join(ROOT, "dist", `serverfs-${process.platform}-${process.arch}`);
@@ -24,7 +29,7 @@ async function until(b: BridgeProc, id: string, pred: (status: string) => boolea
 }
 
 /** RSS with 16 `wait:` tasks running (one per workdir), then cancel them all. */
-async function sixteenActive(b: BridgeProc): Promise<number> {
+async function sixteenActive(b: BridgeProc, split?: { anon: number; file: number }[]): Promise<number> {
   const ids: string[] = [];
   for (let w = 0; w < 16; w++) {
     ids.push((await b.client.call("task.submit", { runtime: "fake", workdir: `w${w}`, path: "", profile: "workspace-write", prompt: "wait:" })).task_id as string);
@@ -34,6 +39,7 @@ async function sixteenActive(b: BridgeProc): Promise<number> {
   if (active !== 16) throw new Error(`expected 16 active tasks, saw ${String(active)}`);
   await Bun.sleep(500);
   const rss = rssMb(b.pid);
+  split?.push(rssSplitMb(b.pid));
   for (const id of ids) await b.client.call("task.cancel", { task_id: id });
   return rss;
 }
@@ -52,7 +58,7 @@ async function churn(b: BridgeProc, n: number): Promise<void> {
   );
 }
 
-type Sample = { fresh: number; active: number; afterChurn: number };
+type Sample = { fresh: number; active: number; afterChurn: number; anon: number; file: number };
 const sides = [{ label: "candidate", binary: CANDIDATE }];
 if (process.env.BASELINE) sides.push({ label: "baseline ", binary: process.env.BASELINE });
 const samples = new Map(sides.map((s) => [s.label, [] as Sample[]]));
@@ -64,8 +70,9 @@ for (let round = 0; round < ROUNDS; round++) {
       const fresh = rssMb(b.pid);
       const active = await sixteenActive(b);
       await churn(b, CHURN);
-      const afterChurn = await sixteenActive(b);
-      samples.get(side.label)!.push({ fresh, active, afterChurn });
+      const split: { anon: number; file: number }[] = [];
+      const afterChurn = await sixteenActive(b, split);
+      samples.get(side.label)!.push({ fresh, active, afterChurn, anon: split[0]!.anon, file: split[0]!.file });
     } finally {
       await b.stop();
     }
@@ -80,7 +87,7 @@ for (const side of sides) {
   console.log(
     `${side.label} ${path.relative(ROOT, side.binary) || side.binary}: median RSS fresh ${m("fresh").toFixed(1)} MB (baseline), ` +
       `16 active ${m("active").toFixed(1)} MB (+${(m("active") - m("fresh")).toFixed(1)}), ` +
-      `16 active after churn ${m("afterChurn").toFixed(1)} MB (+${(m("afterChurn") - m("fresh")).toFixed(1)}); ` +
+      `16 active after churn ${m("afterChurn").toFixed(1)} MB (+${(m("afterChurn") - m("fresh")).toFixed(1)}; anonymous ${m("anon").toFixed(1)} + file pages ${m("file").toFixed(1)}); ` +
       `target ≤ 80 MB: ${Math.max(m("active"), m("afterChurn")) <= 80 ? "met" : "NOT met"}`,
   );
 }
