@@ -6,7 +6,9 @@
 //   warm:  the FIFTH call of a long-lived serve against a fresh rg, interleaved run by run.
 // Also prints serve's peak RSS (VmHWM) over the warm session.
 //
-// usage: bun build/compile.ts linux-x64 && bun bench/fs/search.ts [existing-tree-dir] [runs]
+// CASE_INSENSITIVE=1: the same with case_sensitive=false against `rg -i -F`.
+//
+// usage: bun build/compile.ts linux-x64 && [CASE_INSENSITIVE=1] bun bench/fs/search.ts [existing-tree-dir] [runs]
 
 import fs from "node:fs";
 import os from "node:os";
@@ -16,6 +18,7 @@ import { cpuNs, openServe, spawnCpuMs, vmHwmKiB, writeServeConfig, type ServeSes
 import { generateSearchTree, machine, median } from "./gen-tree.ts";
 
 const QUERY = "zq-no-such-token-7781";
+const FOLD = process.env.CASE_INSENSITIVE === "1";
 const ROOT = path.resolve(import.meta.dir, "../..");
 const BIN = process.env.SERVERFS_BIN ?? path.join(ROOT, "dist/serverfs-linux-x64");
 
@@ -41,7 +44,7 @@ const cpu = { ours: [] as number[], rg: [] as number[] };
 async function search(s: ServeSession): Promise<number> {
   const c0 = cpuNs(s.pid);
   const t0 = performance.now();
-  const r = await s.call("search_text", { workdir: "bench", query: QUERY, limit: 100 });
+  const r = await s.call("search_text", { workdir: "bench", query: QUERY, limit: 100, ...(FOLD ? { case_sensitive: false } : {}) });
   const ms = performance.now() - t0;
   cpu.ours.push((cpuNs(s.pid) - c0) / 1e6);
   const out = r.structuredContent as { returned: number; truncated: boolean } | undefined;
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
   const rgVersion = Bun.spawnSync([rg, "--version"]).stdout.toString().split("\n")[0];
   const rgRun = (): number => {
     const t0 = performance.now();
-    const r = Bun.spawnSync([rg, "--fixed-strings", "--no-messages", "--", QUERY, root]);
+    const r = Bun.spawnSync([rg, "--fixed-strings", ...(FOLD ? ["--ignore-case"] : []), "--no-messages", "--", QUERY, root]);
     const ms = performance.now() - t0;
     if (r.exitCode !== 1) throw new Error(`rg exited ${r.exitCode}`);
     cpu.rg.push(spawnCpuMs(r));
@@ -105,7 +108,8 @@ async function main(): Promise<void> {
   const hwm = vmHwmKiB(s.pid) / 1024;
   await s.close();
 
-  console.log(`baseline: ${rgVersion} --fixed-strings (no match, fresh process), paired with fresh: ${fmt(rgFresh)}`);
+  if (FOLD) console.log("case-insensitive: search_text case_sensitive=false vs rg --ignore-case");
+  console.log(`baseline: ${rgVersion} --fixed-strings${FOLD ? " --ignore-case" : ""} (no match, fresh process), paired with fresh: ${fmt(rgFresh)}`);
   console.log(`serverfs search_text, FIRST call of a fresh serve: ${fmt(ourFresh)}`);
   console.log(`ratio fresh: ${(median(ourFresh) / median(rgFresh)).toFixed(2)}x (target <= 1.5x)`);
   console.log(`baseline: rg, paired with warm: ${fmt(rgWarm)}`);
