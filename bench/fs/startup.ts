@@ -2,7 +2,8 @@
 // against @modelcontextprotocol/server-filesystem on Node, in the same run on the same tree; and
 // serve's 2026-07-28 opening (`server/discover` + an enveloped `tools/list`), which the reference
 // does not speak.
-// Usage: bun bench/fs/startup.ts [runs]   (default 15; at least 10)
+// Usage: bun build/compile.ts linux-x64 && bun bench/fs/startup.ts [runs]   (default 15; at least 10)
+// SERVERFS_BIN=path measures another executable.
 //
 // The reference server is installed into a temp prefix at bench time and never added to
 // package.json. Each run spawns a fresh process, writes the three frames at once, and stops the
@@ -110,25 +111,10 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(tree, "README.md"), "hello\n");
     fs.writeFileSync(path.join(tree, "docs", "a.md"), "# a\n");
 
-    const binary = path.join(tmp, "serverfs");
-    console.log("building the compiled binary ...");
-    run(
-      [
-        process.execPath,
-        "build",
-        path.join(ROOT, "src/cli.ts"),
-        "--compile",
-        "--minify",
-        "--bytecode",
-        "--format=esm",
-        "--no-compile-autoload-dotenv",
-        "--no-compile-autoload-bunfig",
-        "--outfile",
-        binary,
-      ],
-      ROOT,
-      "bun build",
-    );
+    // The executable users run: build/compile.ts's, with the search worker's entry point embedded
+    // (a binary built here from src/cli.ts alone lacked it, and serve's start of that worker failed).
+    const binary = process.env.SERVERFS_BIN ?? path.join(ROOT, "dist", `serverfs-${process.platform}-${process.arch}`);
+    if (!fs.existsSync(binary)) throw new Error(`no compiled binary at ${binary}: run bun build/compile.ts linux-x64 first`);
 
     const prefix = path.join(tmp, "node-ref");
     console.log("installing @modelcontextprotocol/server-filesystem into a temp prefix ...");
