@@ -17,7 +17,7 @@ import type { BridgeLimits } from "./limits.ts";
 import { providerEnvironment } from "./provider-env.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { BridgeService, type LogFn } from "./service.ts";
-import type { Collection } from "./service/heap.ts";
+import type { Collection } from "../common/heap-collector.ts";
 import { openStateDatabase } from "./store/db.ts";
 import { TaskStore } from "./store/tasks.ts";
 
@@ -31,7 +31,7 @@ export interface BridgeOptions {
   containment?: Containment;
   /** Test seam: the endpoint's connection cap, timeouts and queue cap (defaults: ipc/bounds.ts). */
   socketBounds?: Partial<SocketBounds>;
-  /** Test seam: the heap collection after finished tasks (service/heap.ts). */
+  /** Test seam: the heap collection after finished tasks (src/common/heap-collector.ts). */
   collectHeap?: (kind: Collection) => void;
 }
 

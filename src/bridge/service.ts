@@ -13,7 +13,7 @@ import type { EventLog } from "./store/events.ts";
 import { Admission, type SubmitParams } from "./service/admission.ts";
 import { cancel, sendMessage } from "./service/control.ts";
 import { bounded, ServiceCore, type ServiceDeps } from "./service/core.ts";
-import { HeapCollector } from "./service/heap.ts";
+import { HeapCollector } from "../common/heap-collector.ts";
 import { InteractionBroker } from "./service/interactions.ts";
 import { Recovery } from "./service/recovery.ts";
 import { collectGarbage } from "./service/retention.ts";
@@ -43,7 +43,7 @@ export class BridgeService {
     this.admission = new Admission(core, this.recovery, () => this.gc(), (plan, adapter) => {
       TaskRun.start(core, this.interactions, plan, adapter, () => {
         this.gc();
-        this.heap.runReleased();
+        this.heap.done();
       });
     });
   }

@@ -54,8 +54,16 @@ interface Pending {
 }
 
 export async function directoryTree(ws: Workspace, t: Target, maxDepth: number, limit: number, signal?: AbortSignal): Promise<DirectoryTreeOutput> {
+  const clock = new WalkClock(t, ws.registry.limits.search_timeout_seconds, signal, "tree", 16);
+  try {
+    return await walkTree(ws, t, maxDepth, limit, clock);
+  } finally {
+    clock.finished();
+  }
+}
+
+async function walkTree(ws: Workspace, t: Target, maxDepth: number, limit: number, clock: WalkClock): Promise<DirectoryTreeOutput> {
   const limits = ws.registry.limits;
-  const clock = new WalkClock(t, limits.search_timeout_seconds, signal, "tree", 16);
   const root = ws.rootFd(t);
   const policy = t.wd.policy;
   const maxWalk = limits.max_walk_entries;

@@ -16,7 +16,7 @@ import { EventLog } from "../store/events.ts";
 import type { TaskStore } from "../store/tasks.ts";
 import { TaskWatchers } from "../watchers.ts";
 import type { BridgeEventPayloads, BridgeEventType } from "./events.ts";
-import type { Collection } from "./heap.ts";
+import type { Collection } from "../../common/heap-collector.ts";
 import type { TaskRun } from "./task-run.ts";
 
 export type LogFn = (event: string, fields?: Record<string, unknown>) => void;
@@ -38,7 +38,7 @@ export interface ServiceDeps {
   stopGraceMs?: number;
   /** Run ids started outside any task (probes); leftovers of earlier instances are swept at start. */
   outsideRuns?: OutsideRunJournal;
-  /** Test seam: the heap collection after finished tasks (service/heap.ts). */
+  /** Test seam: the heap collection after finished tasks (src/common/heap-collector.ts). */
   collectHeap?: (kind: Collection) => void;
 }
 

@@ -1,4 +1,5 @@
-// When the Bridge collects its heap (docs/design/task-lifecycle.md#memory). A finished task leaves
+// When a long-lived process collects its heap: the Bridge after finished tasks
+// (docs/design/task-lifecycle.md#memory), serve after walks (src/fs/walk.ts). A finished task leaves
 // native memory that only a collection frees, because JS objects own it: its provider's subprocess
 // handle, pipes and their read buffers, the stdin sink, the sockets of its RPC calls. None of it is
 // reachable, but the collector paces itself by allocation, not by resident memory, and let 10-20 MB
@@ -9,6 +10,7 @@
 //     (JSC drops compiled code and hands freed memory back to the OS). Too costly to do while
 //     busy (compiled code is rebuilt: ~50% more CPU per task), free when nothing runs.
 
+/** The Bridge's busy threshold: released runs between full collections. */
 export const RELEASES_PER_COLLECTION = 16;
 export const IDLE_COLLECTION_MS = 1000;
 
@@ -21,6 +23,7 @@ function collectHeap(kind: Collection): void {
 }
 
 export class HeapCollector {
+  /** Units of work done since the last collection (released runs, walked entries). */
   private releasedSince = 0;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
@@ -28,16 +31,18 @@ export class HeapCollector {
   constructor(
     /** How many runs this process still holds. */
     private readonly activeRuns: () => number,
-    /** The collection itself (a seam for tests). */
+    /** The collection itself (a seam for tests; serve's never shrinks). */
     private readonly collect: (kind: Collection) => void = collectHeap,
+    /** Units of work between busy collections. */
+    private readonly busyEvery: number = RELEASES_PER_COLLECTION,
   ) {}
 
-  /** A run let go of everything. */
-  runReleased(): void {
+  /** Work let go of everything it held: a released run (1), or a walk of `units` entries. */
+  done(units = 1): void {
     if (this.closed) return;
-    this.releasedSince++;
-    // After the current turn, so the replies and wake-ups of this release go out first.
-    if (this.releasedSince >= RELEASES_PER_COLLECTION) setTimeout(() => this.busy(), 0);
+    this.releasedSince += units;
+    // After the current turn, so the replies and wake-ups of this work go out first.
+    if (this.releasedSince >= this.busyEvery) setTimeout(() => this.busy(), 0);
     if (this.activeRuns() === 0) this.armIdle();
   }
 
@@ -47,7 +52,7 @@ export class HeapCollector {
   }
 
   private busy(): void {
-    if (this.closed || this.releasedSince < RELEASES_PER_COLLECTION) return;
+    if (this.closed || this.releasedSince < this.busyEvery) return;
     this.releasedSince = 0;
     this.run("busy");
   }

@@ -1,8 +1,8 @@
-// The Bridge's heap-collection policy after finished runs (src/bridge/service/heap.ts): a full
+// The Bridge's heap-collection policy after finished runs (src/common/heap-collector.ts): a full
 // collection every RELEASES_PER_COLLECTION releases, after the releasing turn; a collection and
 // shrink once nothing runs; nothing after close.
 import { describe, expect, test } from "bun:test";
-import { HeapCollector, RELEASES_PER_COLLECTION, type Collection } from "../../src/bridge/service/heap.ts";
+import { HeapCollector, RELEASES_PER_COLLECTION, type Collection } from "../../src/common/heap-collector.ts";
 import { waitUntil } from "../support/proc.ts";
 
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
@@ -11,14 +11,14 @@ describe("HeapCollector", () => {
   test("busy: one collection per RELEASES_PER_COLLECTION releases, after the releasing turn, never an idle one", async () => {
     const seen: Collection[] = [];
     const heap = new HeapCollector(() => 3, (k) => seen.push(k));
-    for (let i = 1; i < RELEASES_PER_COLLECTION; i++) heap.runReleased();
+    for (let i = 1; i < RELEASES_PER_COLLECTION; i++) heap.done();
     await nextTurn();
     expect(seen).toEqual([]);
-    heap.runReleased();
+    heap.done();
     expect(seen).toEqual([]);
     await nextTurn();
     expect(seen).toEqual(["busy"]);
-    for (let i = 0; i < 2 * RELEASES_PER_COLLECTION; i++) heap.runReleased();
+    for (let i = 0; i < 2 * RELEASES_PER_COLLECTION; i++) heap.done();
     await nextTurn();
     expect(seen).toEqual(["busy", "busy"]);
     heap.close();
@@ -31,28 +31,45 @@ describe("HeapCollector", () => {
       seen.push(k);
       throw new Error("collector trouble");
     });
-    heap.runReleased();
+    heap.done();
     active = 0;
-    heap.runReleased();
+    heap.done();
     expect(await waitUntil(() => seen.length > 0, 5000)).toBe(true);
     expect(seen).toEqual(["idle"]);
     // A run that started meanwhile cancels the idle collection; its own release arms a new one.
     active = 1;
-    heap.runReleased();
+    heap.done();
     active = 0;
-    heap.runReleased();
+    heap.done();
     active = 1;
     await Bun.sleep(1500);
     expect(seen).toEqual(["idle"]);
     heap.close();
   });
 
+  test("units: a walk's entries count toward a custom busy threshold (serve's walks)", async () => {
+    const seen: Collection[] = [];
+    const heap = new HeapCollector(() => 1, (k) => seen.push(k), 400_000);
+    heap.done(150_000);
+    heap.done(200_000);
+    await nextTurn();
+    expect(seen).toEqual([]);
+    heap.done(60_000);
+    await nextTurn();
+    expect(seen).toEqual(["busy"]);
+    // the count restarts from zero after a collection
+    heap.done(399_999);
+    await nextTurn();
+    expect(seen).toEqual(["busy"]);
+    heap.close();
+  });
+
   test("after close nothing is collected, not even a pending idle collection", async () => {
     const seen: Collection[] = [];
     const heap = new HeapCollector(() => 0, (k) => seen.push(k));
-    heap.runReleased();
+    heap.done();
     heap.close();
-    for (let i = 0; i < RELEASES_PER_COLLECTION; i++) heap.runReleased();
+    for (let i = 0; i < RELEASES_PER_COLLECTION; i++) heap.done();
     await Bun.sleep(1500);
     expect(seen).toEqual([]);
   });
