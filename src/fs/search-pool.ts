@@ -253,7 +253,7 @@ export function searchPool(): SearchPool | null {
  * start-up is done: a thread started by the first search came up while that search kept both
  * cores busy and took 25-30 ms to take its first batch; started here it comes up on the core the
  * single-threaded start-up leaves idle, and the first search has both threads from its start. Cost:
- * one idle thread, ~6 MB resident, in every serve process whether or not it ever searches.
+ * one idle thread, ~7 MB resident, in every serve process whether or not it ever searches.
  */
 export function startSearchWorker(): void {
   if (enabled) void searchPool()?.whenReady();
