@@ -9,6 +9,7 @@ import { environmentFromProcArgs, parseBsdInfo } from "../../platform/darwin/pro
 import { scrubEnv } from "../../platform/env.ts";
 import { findMarkerInBlock, parseProcStat, readProcFile } from "../../platform/linux/proc-reader.ts";
 import { findMarker } from "../../platform/posix/process-table.ts";
+import { removeTree } from "../../platform/fs/remove-tree.ts";
 import { ByteRing } from "../../platform/ring-buffer.ts";
 import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
 import { jobNameFor } from "../../platform/windows/containment.ts";
@@ -154,7 +155,8 @@ describe("process-table decoders", () => {
       expect(readProcFile(path.join(dir, "empty")).length).toBe(0);
       expect(() => readProcFile(path.join(dir, "missing"))).toThrow();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      // the product's Wine-safe removal: this file also runs in the Windows lane, where rmSync's recursion fails
+      removeTree(dir);
     }
   });
 
