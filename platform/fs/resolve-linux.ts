@@ -222,7 +222,7 @@ export const linuxNative: FsNative = {
   closeFast: sys.close,
   openReadChild(dirFd, name) {
     // a read descriptor is never a lookup base, so it needs no entry in `confined`
-    return sys.hasOpenat2() ? sys.openat2(dirFd, name, FLAGS.read, 0, confined.has(dirFd)) : linuxNative.openBeneath(dirFd, [name], "read");
+    return sys.hasOpenat2() ? openReadBeneath(dirFd, name, confined.has(dirFd)) : linuxNative.openBeneath(dirFd, [name], "read");
   },
   // user attributes and the POSIX access ACL; security.* labels are assigned by the system
   preservesXattr: (name) => name.startsWith("user.") || name === "system.posix_acl_access",

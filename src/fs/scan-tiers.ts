@@ -48,10 +48,7 @@ export function scanHotPath(): unknown[] {
   ];
 }
 
-let applied = false;
-
+/** Called once per thread, by the module that loads first (noFTL marks are idempotent anyway). */
 export function keepScanBelowFtl(): void {
-  if (applied) return;
-  applied = true;
   belowFtl(scanHotPath());
 }

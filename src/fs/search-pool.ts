@@ -1,6 +1,7 @@
 // The main thread's side of the search worker: one Bun Worker per process, started once serve is
-// up (startSearchWorker, off the start path) or else by the first search that can use it, and kept
-// for later searches, unref'd so it never holds the process open. Work goes out in batches (search-batch.ts), one message each way per batch;
+// up (startSearchWorker, off the start path) or else by the first search that can use it, and
+// kept for later searches, unref'd so it never holds the process open. Work goes out in batches
+// (search-batch.ts), one message each way per batch;
 // each search holds a slot in a small shared Int32Array where it posts its cancellation and where
 // the worker counts finished batches, so the main thread knows how busy the worker is without
 // waiting for a message. If the thread dies (crash, terminate) every unanswered batch is rejected

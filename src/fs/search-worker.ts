@@ -13,7 +13,6 @@ import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
 import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
 import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
-
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 
 declare const self: Worker;

@@ -33,10 +33,9 @@ import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchRe
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
-import { isConfined } from "../../platform/fs/resolve-linux.ts";
-
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
+import { isConfined } from "../../platform/fs/resolve-linux.ts";
 
 export type { SearchMatch } from "./scan.ts";
 

@@ -25,10 +25,7 @@ export function walkHotPath(): unknown[] {
   ];
 }
 
-let applied = false;
-
+/** Called once per thread, by the module that loads first (noFTL marks are idempotent anyway). */
 export function keepWalkBelowFtl(): void {
-  if (applied) return;
-  applied = true;
   belowFtl(walkHotPath());
 }
