@@ -22,6 +22,7 @@ import { startFakeModel } from "../../test/fixtures/acp/fake-model.ts";
 import { OPENCODE, OPENCODE_SUPPORTED, writeOpenCodeEnv } from "../../test/fixtures/acp/opencode-env.ts";
 import { makeRegistry, makeWorkdir } from "../../test/bridge/helpers.ts";
 import { fmtMs, machineLine, percentile } from "../lib/machine.ts";
+import { untilBridgeAnswers } from "../lib/bridge-ready.ts";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -126,15 +127,7 @@ const proofTime: number[] = [];
 let busyRetries = 0;
 let notFree = 0;
 try {
-  for (let i = 0; ; i++) {
-    try {
-      await client.call("bridge.status", {});
-      break;
-    } catch {
-      if (i > 400) throw new Error("bridge did not start");
-      await Bun.sleep(25);
-    }
-  }
+  await untilBridgeAnswers(client);
   let task = (await client.call("task.submit", submitParams)).task_id as string;
   // One warm-up iteration (first launch, sqlite pages, capability snapshot), not counted.
   for (let i = -1; i < N; i++) {

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { bridgePaths } from "../../src/bridge/deployment.ts";
+import { untilBridgeAnswers } from "../lib/bridge-ready.ts";
 import { makeRegistry, makeWorkdir } from "../../test/bridge/helpers.ts";
 
 export function machine(): string {
@@ -54,15 +55,7 @@ export async function spawnBridge(workdirs: number, agent: Record<string, unknow
     stderr: "ignore",
   });
   const client = new BridgeClient({ path: socketPath }, 60_000);
-  for (let i = 0; ; i++) {
-    try {
-      await client.call("bridge.status", {});
-      break;
-    } catch {
-      if (i > 400) throw new Error("bridge did not start");
-      await Bun.sleep(25);
-    }
-  }
+  await untilBridgeAnswers(client);
   return {
     root,
     pid: proc.pid,
@@ -76,15 +69,17 @@ export async function spawnBridge(workdirs: number, agent: Record<string, unknow
   };
 }
 
+/** A field of /proc/<pid>/status in kB (NaN when the kernel has no such field). */
+function statusKb(status: string, key: string): number {
+  return Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN);
+}
+
 /** RSS split into anonymous memory (heaps, buffers) and file pages (the executable's code, mapped from the page cache). */
 export function rssSplitMb(pid: number): { anon: number; file: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
-  return { anon: kb("RssAnon") / 1024, file: (kb("RssFile") + kb("RssShmem")) / 1024 };
+  return { anon: statusKb(status, "RssAnon") / 1024, file: (statusKb(status, "RssFile") + statusKb(status, "RssShmem")) / 1024 };
 }
 
 export function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
-  return kb / 1024;
+  return statusKb(fs.readFileSync(`/proc/${pid}/status`, "utf8"), "VmRSS") / 1024;
 }

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { fmtMs, machineLine, median, percentile } from "../lib/machine.ts";
+import { untilBridgeAnswers } from "../lib/bridge-ready.ts";
 
 const N = Number(process.argv[2] ?? 10);
 const BUN = process.execPath;
@@ -55,15 +56,7 @@ async function wall(args: string[], expectCode: number): Promise<number> {
 const bridge = Bun.spawn([BUN, CLI, "bridge", "--config", config], { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
 try {
   const client = new BridgeClient({ path: path.join(stateDir, "run", "bridge.sock") }, 5000);
-  for (let i = 0; ; i++) {
-    try {
-      await client.call("bridge.status", {});
-      break;
-    } catch {
-      if (i > 400) throw new Error("bridge did not start");
-      await Bun.sleep(25);
-    }
-  }
+  await untilBridgeAnswers(client);
   await wall(["doctor", "--config", config], 0); // warm the file cache once
   const version: number[] = [];
   const doctor: number[] = [];

@@ -24,7 +24,7 @@ function collectHeap(kind: Collection): void {
 
 export class HeapCollector {
   /** Units of work done since the last collection (released runs, walked entries). */
-  private releasedSince = 0;
+  private unitsSince = 0;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
 
@@ -40,9 +40,9 @@ export class HeapCollector {
   /** Work let go of everything it held: a released run (1), or a walk of `units` entries. */
   done(units = 1): void {
     if (this.closed) return;
-    this.releasedSince += units;
+    this.unitsSince += units;
     // After the current turn, so the replies and wake-ups of this work go out first.
-    if (this.releasedSince >= this.busyEvery) setTimeout(() => this.busy(), 0);
+    if (this.unitsSince >= this.busyEvery) setTimeout(() => this.busy(), 0);
     if (this.activeRuns() === 0) this.armIdle();
   }
 
@@ -52,8 +52,8 @@ export class HeapCollector {
   }
 
   private busy(): void {
-    if (this.closed || this.releasedSince < this.busyEvery) return;
-    this.releasedSince = 0;
+    if (this.closed || this.unitsSince < this.busyEvery) return;
+    this.unitsSince = 0;
     this.run("busy");
   }
 
@@ -62,7 +62,7 @@ export class HeapCollector {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       if (this.closed || this.activeRuns() > 0) return;
-      this.releasedSince = 0;
+      this.unitsSince = 0;
       this.run("idle");
     }, IDLE_COLLECTION_MS);
     (this.idleTimer as { unref?: () => void }).unref?.();
