@@ -8,7 +8,7 @@
 // became dozens of substrings, all left for the collector: tens of MB of native memory per few
 // hundred tasks that the Bridge's RSS carried until a GC.
 import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
-import type { ProcEntry, ProcReader } from "../posix/process-table.ts";
+import { findMarkerInBlock, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
 
 /** Kept between reads: a stat line is ~300 bytes and an environment a few KiB. */
 const KEPT_BUFFER_BYTES = 16 * 1024;
@@ -88,26 +88,6 @@ export function parseProcStat(line: Uint8Array): ProcEntry | null {
     startTime: b.toString("latin1", starts[19]!, ends[19]!),
     command: b.toString("utf8", open + 1, close),
   };
-}
-
-const MARKER_PREFIX = Buffer.from("SERVERFS_RUN_ID=", "latin1");
-
-/**
- * Which of `markers` a NUL-separated environment block carries as `SERVERFS_RUN_ID=<marker>`, or
- * null: the same rule as findMarker (process-table.ts), without turning the block into strings.
- */
-export function findMarkerInBlock(block: Uint8Array, markers: readonly string[]): string | null {
-  if (markers.length === 0) return null;
-  const b = Buffer.from(block.buffer, block.byteOffset, block.byteLength);
-  for (let at = b.indexOf(MARKER_PREFIX); at !== -1; at = b.indexOf(MARKER_PREFIX, at + 1)) {
-    if (at > 0 && b[at - 1] !== 0) continue;
-    const start = at + MARKER_PREFIX.length;
-    let end = b.indexOf(0, start);
-    if (end === -1) end = b.length;
-    const value = b.toString("latin1", start, end);
-    if (markers.includes(value)) return value;
-  }
-  return null;
 }
 
 export function readProcEntry(pid: number): ProcEntry | null {

@@ -32,13 +32,27 @@ export interface ProcReader {
   markerOf(pid: number, markers: readonly string[]): string | null | typeof MARKER_UNREADABLE;
 }
 
-/** Split a NUL-separated environment block and look for `SERVERFS_RUN_ID=<one of markers>`. */
-export function findMarker(block: string, markers: readonly string[]): string | null {
-  const prefix = "SERVERFS_RUN_ID=";
-  for (const entry of block.split("\0")) {
-    if (!entry.startsWith(prefix)) continue;
-    const value = entry.slice(prefix.length);
+const MARKER_PREFIX = Buffer.from("SERVERFS_RUN_ID=", "latin1");
+
+/**
+ * Which of `markers` a NUL-separated environment block carries as `SERVERFS_RUN_ID=<marker>`, or
+ * null, read in place (the Linux reader's /proc/<pid>/environ bytes are never turned into strings).
+ */
+export function findMarkerInBlock(block: Uint8Array, markers: readonly string[]): string | null {
+  if (markers.length === 0) return null;
+  const b = Buffer.from(block.buffer, block.byteOffset, block.byteLength);
+  for (let at = b.indexOf(MARKER_PREFIX); at !== -1; at = b.indexOf(MARKER_PREFIX, at + 1)) {
+    if (at > 0 && b[at - 1] !== 0) continue;
+    const start = at + MARKER_PREFIX.length;
+    let end = b.indexOf(0, start);
+    if (end === -1) end = b.length;
+    const value = b.toString("latin1", start, end);
     if (markers.includes(value)) return value;
   }
   return null;
+}
+
+/** The same, for an environment already decoded to a string (macOS's procargs). */
+export function findMarker(block: string, markers: readonly string[]): string | null {
+  return findMarkerInBlock(Buffer.from(block, "utf8"), markers);
 }
