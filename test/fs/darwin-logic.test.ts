@@ -11,7 +11,7 @@ import path from "node:path";
 import { O } from "../../platform/fs/darwin.ts";
 import { makeDarwinNative } from "../../platform/fs/resolve-darwin.ts";
 import { linuxDarwinCalls } from "../support/darwin-calls-linux.ts";
-import { makeSocket, mkfifo, single, tempDir, write } from "./helpers.ts";
+import { makeSocket, mkfifo, mountsTree, single, tempDir, unshareMounts, write } from "./helpers.ts";
 
 const onLinux = process.platform === "linux";
 const REPO = path.resolve(import.meta.dir, "../..");
@@ -47,16 +47,8 @@ describe.skipIf(!onLinux)("the darwin backend's logic on Linux syscalls (Linux o
   }, 120_000);
 
   test("cross_mounts = false with a real tmpfs mount (own mount namespace): refused on every operation, the mount's own workdir served", () => {
-    const base = tempDir("serverfs-mounts-");
-    write(base, "root/top.txt", "needle top\n");
-    write(base, "root/sub/inner.txt", "needle inner\n");
-    fs.mkdirSync(path.join(base, "root/mnt"));
-    fs.mkdirSync(path.join(base, "root/bind"));
-    write(base, "root/fbind.txt", "underlying\n");
-    write(base, "other/b.txt", "needle b\n");
-    write(base, "outside.txt", "needle outside\n");
-    const unshare = process.getuid?.() === 0 ? ["unshare", "-m", "--propagation", "private"] : ["unshare", "-rm", "--propagation", "private"];
-    const p = Bun.spawnSync([...unshare, process.execPath, path.join(import.meta.dir, "fixtures/mounts-child.ts"), "openat2", base, "darwin-on-linux"], { stderr: "pipe" });
+    const base = mountsTree();
+    const p = Bun.spawnSync([...unshareMounts(), process.execPath, path.join(import.meta.dir, "fixtures/mounts-child.ts"), "openat2", base, "darwin-on-linux"], { stderr: "pipe" });
     expect({ exit: p.exitCode, stderr: p.stderr.toString().slice(0, 2000) }).toEqual({ exit: 0, stderr: "" });
     const run = JSON.parse(p.stdout.toString().trim().split("\n").pop() as string) as Record<"true" | "false", Record<string, { value?: unknown; code?: string }>>;
     const confined = run.false;

@@ -85,3 +85,24 @@ export function mkfifo(p: string): void {
   if (r.exitCode !== 0) throw new Error("mkfifo failed");
 }
 
+
+/**
+ * The underlying tree of the real-mount tests (fixtures/mounts-child.ts mounts over root/mnt,
+ * root/bind and root/fbind.txt inside its own namespace): what the parent sees, mount points plain.
+ */
+export function mountsTree(): string {
+  const base = tempDir("serverfs-mounts-");
+  write(base, "root/top.txt", "needle top\n");
+  write(base, "root/sub/inner.txt", "needle inner\n");
+  fs.mkdirSync(path.join(base, "root/mnt"));
+  fs.mkdirSync(path.join(base, "root/bind"));
+  write(base, "root/fbind.txt", "underlying\n");
+  write(base, "other/b.txt", "needle b\n");
+  write(base, "outside.txt", "needle outside\n");
+  return base;
+}
+
+/** The command prefix for a private mount namespace: root directly, anyone else mapped to root in a user namespace. */
+export function unshareMounts(): string[] {
+  return process.getuid?.() === 0 ? ["unshare", "-m", "--propagation", "private"] : ["unshare", "-rm", "--propagation", "private"];
+}

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { tempDir, write } from "./helpers.ts";
+import { mountsTree, tempDir, unshareMounts, write } from "./helpers.ts";
 
 // Linux only: mount namespaces, openat2 and the fallback walk are Linux facilities.
 const linux = process.platform === "linux";
@@ -15,23 +15,8 @@ const REFUSED = { code: "MOUNT_CROSSING_NOT_ALLOWED" };
 type Outcome = { value?: unknown; code?: string };
 type Run = { openat2: boolean; false: Record<string, Outcome | boolean>; true: Record<string, Outcome | boolean> };
 
-/** The underlying tree (what the parent's namespace sees: the mount points are plain, empty). */
-function tree(): string {
-  const base = tempDir("serverfs-mounts-");
-  write(base, "root/top.txt", "needle top\n");
-  write(base, "root/sub/inner.txt", "needle inner\n");
-  fs.mkdirSync(path.join(base, "root/mnt"));
-  fs.mkdirSync(path.join(base, "root/bind"));
-  write(base, "root/fbind.txt", "underlying\n");
-  write(base, "other/b.txt", "needle b\n");
-  write(base, "outside.txt", "needle outside\n");
-  return base;
-}
-
 function runChild(mode: "openat2" | "walk", base: string): Run {
-  // root gets a private mount namespace directly; anyone else maps to root in a user namespace
-  const unshare = process.getuid?.() === 0 ? ["unshare", "-m", "--propagation", "private"] : ["unshare", "-rm", "--propagation", "private"];
-  const p = Bun.spawnSync([...unshare, process.execPath, FIXTURE, mode, base], { stderr: "pipe" });
+  const p = Bun.spawnSync([...unshareMounts(), process.execPath, FIXTURE, mode, base], { stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`mount child failed (${p.exitCode}): ${p.stderr.toString().slice(0, 2000)}`);
   return JSON.parse(p.stdout.toString().trim().split("\n").pop() as string) as Run;
 }
@@ -43,7 +28,7 @@ for (const mode of ["openat2", "walk"] as const) {
     let parentView: string[];
 
     beforeAll(() => {
-      base = tree();
+      base = mountsTree();
       parentView = fs.readdirSync(path.join(base, "root")).sort();
       run = runChild(mode, base);
     });
