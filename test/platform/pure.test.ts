@@ -130,9 +130,16 @@ describe("process-table decoders", () => {
       pgid: 4242,
       sid: 4242,
       zombie: false,
+      stopped: false,
+      threads: 1,
       startTime: "987654",
       command: "we (ird) name",
     });
+    // Field 20 is the thread count; 'T' is a job-control stop and 't' a ptrace stop, which a
+    // tracer outside the task can end, so only 'T' counts as stopped.
+    const stoppedLine = "11 (s) T 1 11 11 0 -1 0 0 0 0 0 0 0 0 0 20 0 4 0 66 0 0";
+    expect(parseProcStat(bytes(stoppedLine))).toMatchObject({ stopped: true, threads: 4, zombie: false, startTime: "66" });
+    expect(parseProcStat(bytes(stoppedLine.replace(" T ", " t ")))?.stopped).toBe(false);
     expect(parseProcStat(bytes("7 (z) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n"))).toMatchObject({ zombie: true, startTime: "5" });
     expect(parseProcStat(bytes("9 (x) X 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77 0 0"))?.zombie).toBe(true);
     // A view into a larger buffer decodes only its own bytes.
@@ -197,6 +204,7 @@ describe("process-table decoders", () => {
       ppid: 1,
       uid: 501,
       zombie: true,
+      stopped: false,
       command: "sleep",
       pgid: 300,
       startTime: "1700000000.42",
