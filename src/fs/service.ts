@@ -16,11 +16,10 @@ import { moveFile, type MoveOutput } from "./move.ts";
 import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
-import { MAX_CONTEXT_LINES } from "./scan-context.ts";
 import { readMultipleFiles, type ReadManyOutput } from "./read-many.ts";
 import { readMediaFile, type MediaOutput } from "./media.ts";
 import { readTailLines, type TailTextOutput } from "./tail.ts";
-import { searchText, type SearchOutput } from "./search.ts";
+import { MAX_CONTEXT_LINES, searchText, type SearchOutput } from "./search/index.ts";
 import { statFile, type StatOutput } from "./stat.ts";
 import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
