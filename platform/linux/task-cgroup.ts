@@ -41,8 +41,9 @@ export function ownCgroupDirectory(selfCgroup: string, mountinfo: string): strin
     const root = unescapeMountPath(fields[3] ?? "");
     const mountPoint = unescapeMountPath(fields[4] ?? "");
     if (root === "" || mountPoint === "") continue;
-    if (own === root || root === "/") return join(mountPoint, own.slice(root === "/" ? 0 : root.length));
-    if (own.startsWith(`${root}/`)) return join(mountPoint, own.slice(root.length));
+    const rest = root === "/" ? own : own === root ? "" : own.startsWith(`${root}/`) ? own.slice(root.length) : null;
+    if (rest === null) continue;
+    return rest === "" || rest === "/" ? mountPoint : join(mountPoint, rest);
   }
   return null;
 }

@@ -209,6 +209,11 @@ describe("process-table decoders", () => {
       pgid: 300,
       startTime: "1700000000.42",
     });
+    // pbi_status SSTOP (4, sys/proc.h): a job-control stop, which xnu applies to the whole task.
+    view.setUint32(4, 4, true);
+    expect(parseBsdInfo(info)).toMatchObject({ zombie: false, stopped: true });
+    view.setUint32(4, 2, true); // SRUN
+    expect(parseBsdInfo(info)).toMatchObject({ zombie: false, stopped: false });
     const enc = (s: string) => new TextEncoder().encode(s);
     const parts = [new Uint8Array([2, 0, 0, 0]), enc("/bin/sleep\0\0\0\0"), enc("sleep\0"), enc("1000\0"), enc("A=1\0SERVERFS_RUN_ID=r1\0"), enc("\0junk")];
     const buffer = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
