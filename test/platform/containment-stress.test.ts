@@ -35,7 +35,8 @@ for (const mode of proofModes()) {
     });
     for (const shape of FORKING) {
       test(`${shape.name} x${stops}: 0 survivors, every stop proved`, async () => {
-        const result = await runLanes(mode, shape, stops, LANES);
+        // Membership before each stop is compared in containment-matrix.test.ts; here only the stop.
+        const result = await runLanes(mode, shape, stops, LANES, false);
         expect(result.failures).toEqual([]);
         expect(result.leftBehind).toEqual([]);
         expect(result.proofs).toEqual([mode.name]);
