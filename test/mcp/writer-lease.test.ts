@@ -3,7 +3,7 @@
 // WORKDIR_BUSY, recovery guard present → WORKDIR_RECOVERY_REQUIRED; reads never wait on it.
 // The lease comes first and the directory lock second: with both held elsewhere the answer is
 // WORKDIR_BUSY, and a mutation that waited out the directory lock (FILE_BUSY) left the lease free.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -13,6 +13,9 @@ import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { loadRegistry } from "../../src/config/load.ts";
 import { bareEnv, connectServe } from "../support/mcp.ts";
 import { removeDir, tempDir } from "./helpers.ts";
+
+// a real serve process started from source on a loaded machine: a ceiling, not a timing assertion
+setDefaultTimeout(60_000);
 
 let base: string;
 beforeAll(() => {
