@@ -161,7 +161,10 @@ export class ContainmentSet {
         const verdict = this.hasMarker(entry);
         if (verdict === true) add(entry);
         else if (verdict === MARKER_UNREADABLE) unreadable.push(entry);
-        else if (verdict === MARKER_UNSETTLED && (!adopts || entry.ppid === ownPid || !table.has(entry.ppid))) unsettled.push(entry);
+        else if (verdict === MARKER_UNSETTLED && !group && (!adopts || entry.ppid === ownPid || !table.has(entry.ppid))) {
+          // With a task group every process of the task is in it, mid-exec or not.
+          unsettled.push(entry);
+        }
       }
     }
     while (queue.length > 0) {
