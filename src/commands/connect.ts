@@ -39,18 +39,18 @@ export async function main(argv: string[]): Promise<number> {
   const flags = await serveFlags({ configFile: flag(args, "config"), workdirs: args.flags.get("workdir") ?? [] });
   const launch = serveLaunch(flags, args.switches.has("npx"));
   const entry = host.entry(launch);
+  const target = !write ? null : file !== undefined ? { path: path.resolve(file), label: file } : defaultFile(host, scope);
   if (launch.form === "checkout") {
     note(
       `this serverfs runs from a checkout (bun src/cli.ts), so the entry starts ${launch.command} with ${launch.args[0]}; ` +
         "a compiled serverfs, or --npx, gives an entry that does not depend on this checkout",
     );
   }
-  if (!write) {
+  if (target === null) {
     await writeStdout(printed(host, entry));
     printHints(host, scope, launch);
     return 0;
   }
-  const target = file !== undefined ? { path: path.resolve(file), label: file } : defaultFile(host, scope);
   const outcome = writeHostConfig(target, editorFor(host, entry, args.switches.has("force"), target));
   const what = outcome.created ? "created" : outcome.replaced ? "replaced the serverfs entry in" : "added serverfs to";
   note(`${what} ${target.label}${outcome.backupLabel ? ` (the old file is kept as ${outcome.backupLabel})` : ""}; restart ${host.name} to load it`);
@@ -92,7 +92,7 @@ export function printed(host: HostSpec, entry: Record<string, unknown>): string 
 
 function printHints(host: HostSpec, scope: Scope, launch: ServeLaunch): void {
   const found = host.file(scope, { platform: PLATFORM_NAME, env: process.env, home: os.homedir(), cwd: process.cwd() });
-  const where = found.ok ? found.file.label : "its configuration file";
+  const where = found.ok ? found.file.label : `${host.name}'s configuration file (${found.reason})`;
   const under = host.format.kind === "toml" ? "" : ` under "${host.format.key}"`;
   note(`merge this${under} into ${where}, or let 'serverfs connect ${host.id} --write' do it (same flags)`);
   if (host.id === "claude-code") {
