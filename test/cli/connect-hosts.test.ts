@@ -1,6 +1,8 @@
 // Where each host keeps its MCP servers, on each OS and for each scope: the table, asked with
 // injected facts, so the macOS and Windows answers are checked here too.
 import { describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
 import { HOST_IDS, HOSTS, type HostLocationFacts, type Scope } from "../../src/commands/connect-hosts.ts";
 
 const linux: HostLocationFacts = { platform: "linux", env: {}, home: "/home/ann", cwd: "/work/proj" };
@@ -80,5 +82,28 @@ describe("entries", () => {
     }
     expect(HOSTS.vscode.format).toEqual({ kind: "json", key: "servers", syntax: { comments: true, trailingCommas: true } });
     expect(HOSTS.codex.format).toEqual({ kind: "toml", table: "mcp_servers" });
+  });
+});
+
+describe("docs/hosts.md", () => {
+  const REPO = path.resolve(import.meta.dir, "../..");
+  const doc = fs.readFileSync(path.join(REPO, "docs/hosts.md"), "utf8");
+
+  test("has a section per host, naming its files as connect names them", () => {
+    for (const id of HOST_IDS) expect(doc).toContain(`(\`${id}\`)`);
+    // The labels connect prints for the user files (checked against the table above).
+    for (const label of ["~/Library/Application Support/Claude/claude_desktop_config.json", "%APPDATA%\\Claude\\claude_desktop_config.json", "~/.claude.json", ".mcp.json", "~/.cursor/mcp.json", "~/.codex/config.toml", "$CODEX_HOME/config.toml", "~/.config/Code/User/mcp.json", "%APPDATA%\\Code\\User\\mcp.json", "~/.gemini/settings.json"]) {
+      expect(doc).toContain(`\`${label}\``);
+    }
+  });
+
+  test("lists every code connect raises in its error table", () => {
+    const sources = fs.readdirSync(path.join(REPO, "src/commands")).filter((f) => f.startsWith("connect"));
+    const codes = new Set<string>();
+    for (const f of sources) {
+      for (const m of fs.readFileSync(path.join(REPO, "src/commands", f), "utf8").matchAll(/"(HOST_[A-Z_]+|IO_ERROR)"/g)) codes.add(m[1]!);
+    }
+    expect([...codes].sort()).toEqual(["HOST_CONFIG_INVALID", "HOST_CONFIG_UNEDITABLE", "HOST_ENTRY_EXISTS", "IO_ERROR"]);
+    for (const code of [...codes, "USAGE_ERROR", "CONFIGURATION_ERROR"]) expect(doc).toMatch(new RegExp(`^\\| \`${code}\` \\| [12] \\|`, "m"));
   });
 });
