@@ -72,7 +72,7 @@ export function editJsonConfig(original: string | null, edit: JsonEntryEdit): Ed
     }
   }
   const text = applyEdits(body, edits);
-  verify(body, text, edit, replacedSpan);
+  verifyJsonEdit(body, text, edit, replacedSpan);
   return { text: `${bom}${text}`, replaced: replacedSpan !== null };
 }
 
@@ -83,7 +83,7 @@ interface TextEdit {
   content: string;
 }
 
-interface Span {
+export interface Span {
   start: number;
   end: number;
 }
@@ -275,8 +275,11 @@ function comments(text: string, skip: Span | null): string[] {
   return out;
 }
 
-/** The result must be the old document plus the entry, with the same comments, in the host's syntax. */
-function verify(before: string, after: string, edit: JsonEntryEdit, replacedSpan: Span | null): void {
+/**
+ * The result must be the old document plus the entry, with the same comments (but those inside
+ * the replaced old entry), in the host's syntax; otherwise HOST_CONFIG_UNEDITABLE.
+ */
+export function verifyJsonEdit(before: string, after: string, edit: JsonEntryEdit, replacedSpan: Span | null): void {
   const errors: ParseError[] = [];
   const root = parseTree(after, errors, parseOptions(edit.syntax));
   const why = "serverfs could not add the entry without changing the rest of the file; add it by hand (serverfs connect prints it)";

@@ -63,7 +63,7 @@ export function editTomlConfig(original: string | null, edit: TomlEntryEdit): Ed
   return { text: `${bom}${text}`, replaced: exists };
 }
 
-type TomlTable = Record<string, unknown>;
+export type TomlTable = Record<string, unknown>;
 
 function invalid(edit: TomlEntryEdit, reason: string): ServerfsError {
   return new ServerfsError("HOST_CONFIG_INVALID", `${edit.label}: ${reason}; nothing was written`);
@@ -97,8 +97,8 @@ function parseAfter(text: string, edit: TomlEntryEdit, reason: string): TomlTabl
   }
 }
 
-/** The old document with the entry set must be exactly the new one. */
-function expectSameExceptEntry(before: TomlTable, after: TomlTable, edit: TomlEntryEdit): void {
+/** The old document with the entry set must be exactly the new one; otherwise HOST_CONFIG_UNEDITABLE. */
+export function expectSameExceptEntry(before: TomlTable, after: TomlTable, edit: TomlEntryEdit): void {
   const why = "serverfs could not add the entry without changing the rest of the file; add it by hand (serverfs connect codex prints it)";
   const afterServers = after[edit.table];
   if (!isTable(afterServers) || !Bun.deepEquals(afterServers[edit.name], edit.entry, true)) throw uneditable(edit, why);

@@ -2,7 +2,7 @@
 // so every byte of the rest of the file (comments, key order, spacing, line endings, a BOM)
 // survives, and a file the host could not read is refused, not edited.
 import { describe, expect, test } from "bun:test";
-import { editJsonConfig, type JsonEntryEdit } from "../../src/commands/connect-json-edit.ts";
+import { editJsonConfig, type JsonEntryEdit, verifyJsonEdit } from "../../src/commands/connect-json-edit.ts";
 import { ServerfsError } from "../../src/errors.ts";
 
 const entry = { command: "/usr/bin/serverfs", args: ["serve", "--config", "/etc/serverfs.toml"] };
@@ -201,5 +201,34 @@ describe("refusals: nothing is edited", () => {
 
   test("a file of comments only holds no document", () => {
     expect(refusal("// nothing here\n", { syntax: JSONC }).code).toBe("HOST_CONFIG_INVALID");
+  });
+});
+
+describe("the check after every edit", () => {
+  const req: JsonEntryEdit = { key: "mcpServers", name: "serverfs", entry, syntax: JSONC, force: false, label: "cfg.json" };
+  const before = '{\n  // keep\n  "mcpServers": { "a": 1 }\n}\n';
+  const good = edit(before, { syntax: JSONC }).text;
+
+  test("passes the editor's own result", () => {
+    expect(() => verifyJsonEdit(before, good, req, null)).not.toThrow();
+  });
+
+  test.each([
+    ["a comment lost", good.replace("// keep\n", "")],
+    ["a comment changed", good.replace("// keep", "// kept")],
+    ["another server changed", good.replace('"a": 1', '"a": 2')],
+    ["another key added", good.replace('"mcpServers"', '"x": 0, "mcpServers"')],
+    ["the entry wrong", good.replace("/etc/serverfs.toml", "/etc/other.toml")],
+    ["not parseable", good.replace('"a": 1', '"a": ')],
+  ])("refuses a result with %s: HOST_CONFIG_UNEDITABLE", (_name, after) => {
+    let caught: unknown;
+    try {
+      verifyJsonEdit(before, after, req, null);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ServerfsError);
+    expect((caught as ServerfsError).code).toBe("HOST_CONFIG_UNEDITABLE");
+    expect((caught as ServerfsError).message).toStartWith("cfg.json: serverfs could not add the entry without changing the rest of the file");
   });
 });

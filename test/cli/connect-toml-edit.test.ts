@@ -3,7 +3,7 @@
 // and the result must parse to the old document plus the entry.
 import { describe, expect, test } from "bun:test";
 import { parse } from "smol-toml";
-import { editTomlConfig, tomlSections, type TomlEntryEdit } from "../../src/commands/connect-toml-edit.ts";
+import { editTomlConfig, expectSameExceptEntry, tomlSections, type TomlEntryEdit } from "../../src/commands/connect-toml-edit.ts";
 import { ServerfsError } from "../../src/errors.ts";
 
 const entry = { command: "/usr/bin/serverfs", args: ["serve", "--workdir", "docs=~/docs"] };
@@ -116,6 +116,12 @@ describe("replacing with --force", () => {
     );
   });
 
+  test("a multi-line string in the old entry whose lines look like headers and comments goes with it", () => {
+    const text = '[mcp_servers.serverfs]\ncommand = "old"\nargs = ["""\n[mcp_servers.fake]\n# not a comment\n""", \'\'\'\n[x]\'\'\']\n\n[mcp_servers.docs]\ncommand = "node"\n';
+    expect(Object.keys(parse(text).mcp_servers as object)).toEqual(["serverfs", "docs"]);
+    expect(edit(text, { force: true }).text).toBe(`${TABLE}\n[mcp_servers.docs]\ncommand = "node"\n`);
+  });
+
   test("an entry written as dotted keys or an inline table is not rewritten: HOST_CONFIG_UNEDITABLE", () => {
     for (const text of ['[mcp_servers]\nserverfs.command = "old"\n', 'mcp_servers = { serverfs = { command = "old" } }\n']) {
       const err = refusal(text, { force: true });
@@ -165,5 +171,32 @@ describe("tomlSections", () => {
       [["y z", "qA"], false],
       [["bins"], true],
     ]);
+  });
+});
+
+describe("the check after every edit", () => {
+  const req: TomlEntryEdit = { table: "mcp_servers", name: "serverfs", entry, force: false, label: "config.toml" };
+  const before = parse(CODEX);
+  const good = parse(edit(CODEX).text);
+
+  test("passes the editor's own result", () => {
+    expect(() => expectSameExceptEntry(before, good, req)).not.toThrow();
+  });
+
+  test.each([
+    ["another server changed", edit(CODEX).text.replace('command = "git-mcp"', 'command = "git"')],
+    ["a top-level key changed", edit(CODEX).text.replace('model = "o3"', 'model = "o4"')],
+    ["a top-level key added", `x = 1\n${edit(CODEX).text}`],
+    ["the entry wrong", edit(CODEX).text.replace('"docs=~/docs"', '"docs=/x"')],
+    ["the entry missing", CODEX],
+  ])("refuses a result with %s: HOST_CONFIG_UNEDITABLE", (_name, text) => {
+    let caught: unknown;
+    try {
+      expectSameExceptEntry(before, parse(text), req);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ServerfsError);
+    expect((caught as ServerfsError).code).toBe("HOST_CONFIG_UNEDITABLE");
   });
 });
