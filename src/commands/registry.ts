@@ -73,7 +73,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
       "Every other server, key and comment is kept byte for byte; the old file is kept first as\n" +
       "<file>.serverfs-backup-<UTC time>; the new one replaces it atomically. An existing 'serverfs'\n" +
       "entry is replaced only with --force. A file that is not valid for HOST is refused with\n" +
-      "HOST_CONFIG_INVALID and left untouched. Each host's file and entry: docs/hosts.md.",
+      "HOST_CONFIG_INVALID and left untouched.\n\n" +
+      "User files: claude-desktop claude_desktop_config.json (macOS, Windows; elsewhere --file),\n" +
+      "claude-code ~/.claude.json, cursor ~/.cursor/mcp.json, codex ~/.codex/config.toml,\n" +
+      "vscode mcp.json in VS Code's user settings folder, gemini ~/.gemini/settings.json.\n" +
+      "Project files: .mcp.json, .cursor/mcp.json, .codex/config.toml, .vscode/mcp.json,\n" +
+      ".gemini/settings.json. Each host's files and entry: docs/hosts.md.",
     load: () => import("./connect.ts"),
   },
   init: {

@@ -384,6 +384,14 @@ describe("the documented default files (HOME, the project and the overrides are 
     expect(names(path.dirname(file)).filter((n) => n !== ".bun")).toEqual([path.basename(file)]);
   });
 
+  test("--file ~/name is a file in HOME", () => {
+    const sb = sandbox();
+    const r = connect(sb, ["gemini", "--npx", "--workdir", "docs=~/docs", "--write", "--file", "~/gemini.json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(sb.home, "gemini.json"), "utf8"))).toEqual({ mcpServers: { serverfs: npxEntry(false) } });
+    expect(names(sb.cwd)).toEqual([]);
+  });
+
   test("CODEX_HOME and CLAUDE_CONFIG_DIR are where Codex and Claude Code keep their files when set", () => {
     const sb = sandbox();
     const codexHome = tempDir("sfs-connect-codex-");

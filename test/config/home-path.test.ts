@@ -111,6 +111,14 @@ describe("path flags through the real CLI (HOME is a temp directory)", () => {
     expect(JSON.parse(fs.readFileSync(path.join(h.dir, "out.json"), "utf8")).workdirs[0].alias).toBe("docs");
   });
 
+  test("render-config --env-file ~/x.env reads the file under HOME", () => {
+    const h = home();
+    fs.writeFileSync(path.join(h.dir, "x.env"), "WORKDIR_01_ALIAS=docs\nWORKDIR_01_PATH=/srv/docs\n");
+    const r = runCli(["render-config", "--env-file", "~/x.env"], { cwd: tempDir(), env: h.env });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout).workdirs[0].alias).toBe("docs");
+  });
+
   test("an error about a ~ path names the expanded file", () => {
     const h = home();
     const r = runCli(["render-config", "--config", "~/missing.toml"], { cwd: tempDir(), env: h.env });
