@@ -7,6 +7,13 @@ export interface FlagSpec {
   value?: boolean;
   /** May be given more than once (values are collected in order). */
   repeat?: boolean;
+  /**
+   * Takes every following argument up to the next one that starts with `--`: zero or more values,
+   * and more occurrences add to them. This is the shape an MCP Bundle host gives a list the user
+   * picked (`--workdir-ro ${user_config.folders}` becomes `--workdir-ro /a /b`, or nothing but
+   * `--workdir-ro` for an empty list).
+   */
+  variadic?: boolean;
 }
 
 export interface ParsedArgs {
@@ -38,6 +45,13 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     if (!def.value) {
       if (eq !== -1) throw usage(`flag '--${name}' takes no value`);
       switches.add(name);
+      continue;
+    }
+    if (def.variadic) {
+      const list = flags.get(name) ?? [];
+      if (eq !== -1) list.push(arg.slice(eq + 1));
+      else while (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) list.push(argv[++i]!);
+      flags.set(name, list);
       continue;
     }
     let value: string;
