@@ -91,7 +91,7 @@ describe("the serverfs npm package", () => {
     const err = await new Response(proc.stderr).text();
     expect(err).toContain('"event":"shutdown","reason":"SIGTERM"');
     expect(fs.existsSync(`/proc/${child}`)).toBe(false);
-    expect(proc.signalCode).toBe(directSignal(direct));
+    expect(proc.signalCode).toBe(direct.signalCode);
     expect(code).toBe(directCode);
     // stdout carried the executable's MCP answer and nothing from the launcher.
     expect(await readRest(proc.stdout)).toBe("");
@@ -119,10 +119,6 @@ describe("the serverfs npm package", () => {
     expect(run.stderr.toString()).toStartWith(`serverfs: PLATFORM_PACKAGE_MISSING: the package serverfs-${target}, which holds the serverfs executable for this machine, is not installed;`);
   }, 120_000);
 });
-
-function directSignal(p: { signalCode: string | null }): string | null {
-  return p.signalCode;
-}
 
 /**
  * Sends initialize and reads stdout up to its answer: serve installs its signal handlers before
