@@ -13,6 +13,13 @@ export interface FlagSpec {
    * MCP host starts serverfs without a shell that would have done it (src/config/home-path.ts).
    */
   path?: boolean;
+  /**
+   * Takes every following argument up to the next one that starts with `--`: zero or more values,
+   * and more occurrences add to them. This is the shape an MCP Bundle host gives a list the user
+   * picked (`--workdir-ro ${user_config.folders}` becomes `--workdir-ro /a /b`, or nothing but
+   * `--workdir-ro` for an empty list).
+   */
+  variadic?: boolean;
 }
 
 export interface ParsedArgs {
@@ -44,6 +51,14 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     if (!def.value) {
       if (eq !== -1) throw usage(`flag '--${name}' takes no value`);
       switches.add(name);
+      continue;
+    }
+    if (def.variadic) {
+      const list = flags.get(name) ?? [];
+      const add = (value: string) => list.push(def.path ? expandPathValue(name, value) : value);
+      if (eq !== -1) add(arg.slice(eq + 1));
+      else while (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) add(argv[++i]!);
+      flags.set(name, list);
       continue;
     }
     let value: string;

@@ -14,10 +14,14 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "MCP server over stdio (what an MCP host launches)",
     usage:
       "serverfs serve --config FILE\n" +
-      "serverfs serve --workdir ALIAS=PATH[:rw] [--workdir ...]\n\n" +
+      "serverfs serve --workdir ALIAS=PATH[:rw] [--workdir ...]\n" +
+      "serverfs serve [--workdir-ro DIR ...] [--workdir-rw DIR ...] [--workdir ...]\n\n" +
       "Exposes the configured workdirs to an MCP host over stdin/stdout. Read-only unless a\n" +
       "workdir is configured read-write (or given with ':rw'). stdout carries MCP frames only;\n" +
-      "one JSON log line per event goes to stderr.",
+      "one JSON log line per event goes to stderr.\n\n" +
+      "--workdir-ro and --workdir-rw take every folder up to the next flag (read-only and\n" +
+      "read-write); each folder's alias is its own name, fitted to letters, digits, '-' and '_'\n" +
+      "and made unique with -2, -3, ... (an MCP Bundle passes the folders its user picked this way).",
     load: () => import("./serve.ts"),
   },
   bridge: {
