@@ -289,9 +289,23 @@ export class ContainmentSet {
         const termSent = new Set<string>();
         this.signal(snapshot, "SIGTERM", termSent);
         let emptyOnce = false;
+        const group = this.identity.group;
         while (performance.now() < graceEnd) {
           await sleep(Math.max(0, Math.min(pause, graceEnd - performance.now())));
           pause = Math.min(pause * 2, 25);
+          // With a group, the grace costs what the task is, not what the host is: its members are
+          // read from the group, and the whole table only once the group is empty. A task that
+          // forks on SIGTERM grows while a host-wide look runs, and each look then takes longer
+          // (on 2 cores, 6 such tasks stopping at once reached 13,000 processes).
+          if (group && group.populated()) {
+            emptyOnce = false;
+            for (const pid of group.pids()) {
+              if (pid === this.hooks.ownPid || termSent.has(`p${pid}`)) continue;
+              termSent.add(`p${pid}`);
+              trySignal(pid, "SIGTERM");
+            }
+            continue;
+          }
           snapshot = this.look();
           if (isEmpty(snapshot)) {
             if (emptyOnce) return done(snapshot, "term");
