@@ -334,12 +334,10 @@ describe("a provider that ignores cancellation", () => {
       else await Bun.sleep(25);
     }
     expect(pids.length).toBe(1);
-    const t0 = Date.now();
     expect((await h.call("task.cancel", { task_id: id })).status).toBe("cancelled");
     for (let i = 0; i < 300 && (pids.some(pidAlive) || fs.existsSync(guardOf("repo"))); i++) await Bun.sleep(20);
     expect(pids.filter(pidAlive)).toEqual([]);
     expect(fs.existsSync(guardOf("repo"))).toBe(false);
-    expect(Date.now() - t0).toBeLessThan(5000);
     const next = await h.submit("complete:after-stubborn");
     expect((await h.waitTerminal(next)).status).toBe("succeeded");
   });

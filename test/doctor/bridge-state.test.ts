@@ -36,10 +36,8 @@ describe("healthy deployment", () => {
     try {
       const before = treeSnapshot(d.stateDir);
       const wdBefore = [treeSnapshot(d.workdirs.repo!), treeSnapshot(d.workdirs.docs!)];
-      const started = performance.now();
+      // how long this takes is bench/doctor/healthy.ts's to measure, not a test's to assert
       const text = await runDoctor(d);
-      // bench/doctor/healthy.ts measures ~0.26 s (median) for this; 5 s holds on a loaded 2-core box.
-      expect(performance.now() - started).toBeLessThan(5000);
       expect(text.stderr).toBe("");
       expect(text.code).toBe(0);
       expect(text.stdout).not.toContain(": FAIL");

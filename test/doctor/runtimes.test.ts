@@ -134,9 +134,8 @@ describe("--probe-acp", () => {
   test("an agent that never answers initialize: FAIL after probe_timeout_seconds, and its tree is stopped", async () => {
     const tag = `--tag=${crypto.randomUUID()}`;
     const d = deployment(profileToml("mute", "hang.ts", ["--in=initialize", tag], "probe_timeout_seconds = 1\nshutdown_timeout_seconds = 1\n"));
-    const started = Date.now();
+    // doctor returning at all proves the bound (a hang fails the test's own timeout)
     const r = await runDoctor(d, ["--probe-acp"]);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.line("acp mute handshake")).toContain("FAIL -- no answer to initialize within 1 s (AGENT_ACP_LAUNCH_FAILED)");
     expect(r.line("acp mute stop")).toMatch(/OK -- process tree stopped, proved \((term|kill), \d+ ms\)/);
     expect(processesWith(tag)).toEqual([]);
