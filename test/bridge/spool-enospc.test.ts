@@ -65,7 +65,7 @@ async function startOnTmpfs(): Promise<{ b: NamespacedBridge; stateDir: string; 
   });
   const inside = (p: string) => `/proc/${proc.pid}/root${p}`;
   const client = new BridgeClient({ path: inside(paths.socketPath) }, 30_000);
-  const driver = taskDriver((method, params) => client.call(method, params), 30_000);
+  const driver = taskDriver((method, params) => client.call(method, params), Number.POSITIVE_INFINITY);
   // ready once it answers (a connection refused or a missing socket until then)
   for (let tries = 0; ; tries++) {
     if (proc.exitCode !== null) throw new Error(`bridge exited: ${await new Response(proc.stderr as ReadableStream).text()}`);
