@@ -114,7 +114,10 @@ function fillLeaving(dir: string, leave: number): string {
   return filler;
 }
 
-describe.skipIf(!canMountPrivately())("the Bridge's state directory on a full filesystem", () => {
+const mountable = canMountPrivately();
+if (!mountable) console.warn("full-state-filesystem test skipped: it needs root on Linux and a tmpfs mount in a private mount namespace (unshare -m)");
+
+describe.skipIf(!mountable)("the Bridge's state directory on a full filesystem", () => {
   test("a result that cannot be spooled fails the task NO_SPACE_LEFT; nothing partial is left and the Bridge keeps working", async () => {
     const { b, stateDir, spoolDir, dbPath } = await startOnTmpfs();
     try {
