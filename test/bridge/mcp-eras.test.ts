@@ -117,9 +117,10 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
 });
 
 describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
-  // Every wait is the longest allowed (50 s, over this test's 30 s timeout), so only a wait that
-  // returns on the change, or stops when cancelled, lets it pass. What changes the task, or
-  // cancels the wait, is the first progress notification: the wait was provably under way.
+  // Every wait asks for the longest allowed, 50 s: one progress notification per 5 s slice that
+  // sees no change, so a wait that sat out its 50 s sends 9 or more. What changes the task, or
+  // cancels the wait, is the first progress notification (the wait was provably under way); a
+  // wait that returns on the change sends fewer, and a cancelled one ends well before its 50 s.
   test("a wait reports progress and returns when the task moves on; a cancelled wait stops early", async () => {
     const s = await open(mode, config);
     try {
@@ -136,6 +137,7 @@ describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
         timeout: 60_000,
       });
       expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(progress.length).toBeLessThan(9); // returned on the change, not at the end of its 50 s
       expect(approval).toBeDefined();
       await approval;
       expect(["running", "succeeded"]).toContain(ok(r).status as string);
@@ -146,13 +148,15 @@ describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
       const abort = new AbortController();
       const cancelled = s.call("get_agent_task", { task_id: slow, wait_seconds: 50 }, { signal: abort.signal, onprogress: () => abort.abort(), timeout: 60_000 });
       expect(await cancelled.then(() => "answered", () => "rejected")).toBe("rejected");
-      // The server stopped waiting (its next slice check) and wrote the call's one audit line; a
-      // server that kept waiting the full 50 s would outlast the test.
+      // The server stopped waiting (its next slice check) and wrote the call's one audit line,
+      // long before the 50 s it was asked to wait.
       const audit = `"tool":"get_agent_task","task_id":"${slow}","wait_seconds":50`;
       while (!s.stderr().includes(audit)) await Bun.sleep(100);
+      const line = s.stderr().split("\n").find((l) => l.includes(audit))!;
+      expect((JSON.parse(line) as { duration_ms: number }).duration_ms).toBeLessThan(50_000);
       ok(await s.call("cancel_agent_task", { task_id: slow }));
     } finally {
       await s.close();
     }
-  }, 30_000);
+  }, 120_000);
 });
