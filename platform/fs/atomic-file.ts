@@ -29,11 +29,17 @@ export type AtomicPublishFailure =
   | "temp_create_failed"
   | "write_failed";
 
-/** Why a publish failed, as a reason callers map to their own error code. Carries no path. */
+/**
+ * Why a publish failed, as a reason callers map to their own error code. Carries no path; a
+ * write failure keeps the system error as `cause`, so a caller can tell a full disk (ENOSPC).
+ */
 export class AtomicPublishError extends Error {
   override readonly name = "AtomicPublishError";
-  constructor(readonly reason: AtomicPublishFailure) {
-    super(`atomic publish failed: ${reason}`);
+  constructor(
+    readonly reason: AtomicPublishFailure,
+    cause?: unknown,
+  ) {
+    super(`atomic publish failed: ${reason}`, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -82,7 +88,7 @@ export function publishFileAtomic(target: string, content: string | Uint8Array, 
   } catch (err) {
     removeQuietly(temp);
     if (err instanceof AtomicPublishError) throw err;
-    throw new AtomicPublishError("write_failed");
+    throw new AtomicPublishError("write_failed", err);
   }
   fsyncDirectory(dir);
 }

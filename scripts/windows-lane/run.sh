@@ -29,7 +29,7 @@ trap 'rm -f "$log" "$log.raw"' EXIT
 # anything that needs a live stdin is driven from inside bun.exe (the tests spawn Windows children).
 # Output goes to a file, not a pipe: Wine's background services (services.exe, explorer.exe, started
 # on first use of e.g. schtasks) inherit the descriptors and would hold a pipe open forever.
-# --timeout mirrors bunfig.toml, which Windows Bun under Wine does not pick up.
+# --timeout as npm test passes it (Bun ignores a bunfig timeout).
 "$WINE" "$BUN_EXE" test --timeout 30000 "${files[@]}" </dev/null >"$log.raw" 2>&1
 status=$?
 # Stops this prefix's wineserver and those services, so nothing of the lane outlives it.

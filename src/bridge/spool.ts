@@ -3,7 +3,7 @@
 // reproduces the stored bytes exactly.
 import fs from "node:fs";
 import path from "node:path";
-import { publishFileAtomic } from "../../platform/fs/atomic-file.ts";
+import { AtomicPublishError, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import { privateToUser } from "./provider-env.ts";
 
@@ -14,6 +14,12 @@ function spoolFile(spoolDir: string, taskId: string): string {
   return path.join(spoolDir, `${taskId}.txt`);
 }
 
+/**
+ * Publish a result's spool file. On a full filesystem (ENOSPC, or EDQUOT over a quota) the task's
+ * partial file is already gone when this throws NO_SPACE_LEFT (publishFileAtomic removes its temp
+ * file before it reports), so the space it took is free again for the database to record the
+ * failure.
+ */
 export function writeSpool(spoolDir: string, taskId: string, bytes: Uint8Array): void {
   const target = spoolFile(spoolDir, taskId);
   try {
@@ -21,7 +27,12 @@ export function writeSpool(spoolDir: string, taskId: string, bytes: Uint8Array):
     const dst = fs.lstatSync(spoolDir);
     if (!dst.isDirectory() || (process.getuid && dst.uid !== process.getuid())) throw new Error("unsafe spool dir");
     publishFileAtomic(target, bytes, { mode: 0o600, createOnly: true });
-  } catch {
+  } catch (err) {
+    const cause = err instanceof AtomicPublishError ? err.cause : err;
+    const code = errnoCode(cause);
+    if (code === "ENOSPC" || code === "EDQUOT") {
+      throw new ServerfsError("NO_SPACE_LEFT", `the result (${bytes.byteLength} bytes) could not be spooled: the state directory's filesystem is full`);
+    }
     throw new ServerfsError("AGENT_RESULT_STORAGE_ERROR", "result could not be stored");
   }
 }

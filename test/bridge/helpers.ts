@@ -69,7 +69,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.collectHeap ? { collectHeap: opts.collectHeap } : {}),
   });
   const client = new BridgeClient({ path: bridge.paths.socketPath }, 60_000);
-  const driver = taskDriver((method, params) => client.call(method, params), 20_000);
+  // no default deadline on waits: how long a task takes is the machine's business (the test's timeout bounds it)
+  const driver = taskDriver((method, params) => client.call(method, params), Number.POSITIVE_INFINITY);
   return {
     ...driver,
     root,

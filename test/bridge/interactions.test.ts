@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import { leaseFiles } from "../../src/bridge/deployment.ts";
-import { pidAlive } from "../support/proc.ts";
+import { eventually, pidAlive } from "../support/proc.ts";
 import { cleanup, closeHarness, startHarness, type Harness } from "./helpers.ts";
 
 let h: Harness;
@@ -14,7 +14,7 @@ afterAll(() => closeHarness(h));
 afterEach(async () => {
   const list = (await h.call("task.list", { limit: 500 })).tasks as Array<{ task_id: string; status: string }>;
   for (const t of list) if (!["succeeded", "failed", "cancelled", "interrupted"].includes(t.status)) await h.call("task.cancel", { task_id: t.task_id });
-  for (let i = 0; i < 200 && (fs.existsSync(leaseFiles(h.registry, "repo").guardFile) || fs.existsSync(leaseFiles(h.registry, "other").guardFile)); i++) await Bun.sleep(20);
+  await eventually(() => !(fs.existsSync(leaseFiles(h.registry, "repo").guardFile) || fs.existsSync(leaseFiles(h.registry, "other").guardFile)));
 });
 
 async function pending(taskId: string): Promise<Record<string, unknown>> {
@@ -182,7 +182,7 @@ describe("one pending request per task (REQUEST_PENDING)", () => {
     expect([t.status, first.kind, first.status]).toEqual(["waiting_for_approval", "approval", "pending"]);
     // The refusal reached the provider's adapter as REQUEST_PENDING ...
     let ev = (await h.call("task.events", { task_id: id, limit: 500 })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
-    for (let i = 0; i < 100 && !ev.some((e) => e.event_type === "interaction.error"); i++) {
+    while (!ev.some((e) => e.event_type === "interaction.error")) {
       await Bun.sleep(20);
       ev = (await h.call("task.events", { task_id: id, limit: 500 })).events as typeof ev;
     }
@@ -230,7 +230,7 @@ describe("expiry", () => {
         "REQUEST_STALE",
       );
       // The provider was a contained process, so its stop is proved: the next write task may run.
-      for (let i = 0; i < 100 && fs.existsSync(leaseFiles(t1.registry, "repo").guardFile); i++) await Bun.sleep(20);
+      await eventually(() => !(fs.existsSync(leaseFiles(t1.registry, "repo").guardFile)));
       const next = await t1.submit("complete:next");
       expect((await t1.waitTerminal(next)).status).toBe("succeeded");
     } finally {
@@ -263,7 +263,7 @@ describe("expiry", () => {
       expect(ev.map((e) => e.event_type)).toEqual(expect.arrayContaining(["interaction.expired", "task.interrupted"]));
       expect(ev.some((e) => e.event_type === "approval.resolved" || e.event_type === "approval.observed")).toBe(false);
       expect(await t1.fail("task.approval.respond", { task_id: id, request_id: rid, decision: "approve_once" })).toBe("REQUEST_STALE");
-      for (let i = 0; i < 200 && fs.existsSync(leaseFiles(t1.registry, "repo").guardFile); i++) await Bun.sleep(20);
+      await eventually(() => !(fs.existsSync(leaseFiles(t1.registry, "repo").guardFile)));
       expect(fs.existsSync(leaseFiles(t1.registry, "repo").guardFile)).toBe(false);
       const pid = Number(fs.readFileSync(t1.turnLog, "utf8").trim().split(" ")[1]);
       expect(pidAlive(pid)).toBe(false);
@@ -305,7 +305,7 @@ describe("expiry", () => {
       const done = await t1.waitTerminal(id, 10_000);
       expect([done.status, done.error_code, done.pending_request_id]).toEqual(["interrupted", "AGENT_TASK_TIMED_OUT", null]);
       let ev = await eventsOf(t1, id);
-      for (let i = 0; i < 100 && !ev.some((e) => e.event_type === "interaction.error"); i++) {
+      while (!ev.some((e) => e.event_type === "interaction.error")) {
         await Bun.sleep(20);
         ev = await eventsOf(t1, id);
       }
@@ -318,7 +318,7 @@ describe("expiry", () => {
       expect([row.status, row.kind, row.resolution_json]).toEqual(["stale", "approval", null]);
       expect(await t1.fail("task.approval.respond", { task_id: id, request_id: row.request_id, decision: "approve_once" })).toBe("REQUEST_STALE");
       const pid = Number(fs.readFileSync(t1.turnLog, "utf8").trim().split(" ")[1]);
-      for (let i = 0; i < 200 && pidAlive(pid); i++) await Bun.sleep(20);
+      await eventually(() => !(pidAlive(pid)));
       expect(pidAlive(pid)).toBe(false);
     } finally {
       await t1.stop();

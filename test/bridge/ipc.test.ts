@@ -292,11 +292,10 @@ describe("client reply validation", () => {
       code: "AGENT_BRIDGE_UNAVAILABLE",
     });
     const s = await fakeServer(() => null);
-    const t0 = Date.now();
+    // the client's own 300 ms timeout ends the call (a hang fails the test's timeout)
     await expect(new BridgeClient({ path: s.path }, 300).call("runtime.list", {})).rejects.toMatchObject({
       code: "AGENT_BRIDGE_UNAVAILABLE",
     });
-    expect(Date.now() - t0).toBeLessThan(3000);
     s.close();
     cleanup(s.dir);
     cleanup(dir);

@@ -117,29 +117,46 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
 });
 
 describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
-  test("a wait reports progress and returns when the task ends; a cancelled wait stops early", async () => {
+  // Every wait asks for the longest allowed, 50 s: one progress notification per 5 s slice that
+  // sees no change, so a wait that sat out its 50 s sends 9 or more. What changes the task, or
+  // cancels the wait, is the first progress notification (the wait was provably under way); a
+  // wait that returns on the change sends fewer, and a cancelled one ends well before its 50 s.
+  test("a wait reports progress and returns when the task moves on; a cancelled wait stops early", async () => {
     const s = await open(mode, config);
     try {
-      const id = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "sleep:6500" })).task_id as string;
-      await waitFor(s, id, ["running"], 1);
+      const id = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "approval:make wait" })).task_id as string;
+      const pending = await waitFor(s, id, ["waiting_for_approval"], 1);
+      const rid = (pending.pending_request as { request_id: string }).request_id;
       const progress: number[] = [];
-      const r = await s.call("get_agent_task", { task_id: id, wait_seconds: 30 }, { onprogress: (p) => progress.push(p.progress) });
-      expect(ok(r).status).toBe("succeeded");
+      let approval: Promise<unknown> | undefined;
+      const r = await s.call("get_agent_task", { task_id: id, wait_seconds: 50 }, {
+        onprogress: (p) => {
+          progress.push(p.progress);
+          approval ??= s.call("respond_agent_approval", { task_id: id, request_id: rid, decision: "approve_once" });
+        },
+        timeout: 60_000,
+      });
       expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(progress.length).toBeLessThan(9); // returned on the change, not at the end of its 50 s
+      expect(approval).toBeDefined();
+      await approval;
+      expect(["running", "succeeded"]).toContain(ok(r).status as string);
+      expect((await waitFor(s, id, ["succeeded"], 1)).final_response).toBe("approval=approve_once");
 
-      const slow = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "sleep:20000" })).task_id as string;
+      const slow = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "wait:" })).task_id as string;
       await waitFor(s, slow, ["running"], 1);
       const abort = new AbortController();
-      const pending = s.call("get_agent_task", { task_id: slow, wait_seconds: 40 }, { signal: abort.signal });
-      setTimeout(() => abort.abort(), 300);
-      expect(await pending.then(() => "answered", () => "rejected")).toBe("rejected");
-      // The server stopped waiting (its next slice check), wrote the call's one audit line, and still answers.
-      const t0 = Date.now();
-      while (!/"tool":"get_agent_task","task_id":"[^"]+","wait_seconds":40/.test(s.stderr()) && Date.now() - t0 < 10_000) await Bun.sleep(100);
-      expect(s.stderr()).toMatch(/"tool":"get_agent_task","task_id":"[^"]+","wait_seconds":40/);
+      const cancelled = s.call("get_agent_task", { task_id: slow, wait_seconds: 50 }, { signal: abort.signal, onprogress: () => abort.abort(), timeout: 60_000 });
+      expect(await cancelled.then(() => "answered", () => "rejected")).toBe("rejected");
+      // The server stopped waiting (its next slice check) and wrote the call's one audit line,
+      // long before the 50 s it was asked to wait.
+      const audit = `"tool":"get_agent_task","task_id":"${slow}","wait_seconds":50`;
+      while (!s.stderr().includes(audit)) await Bun.sleep(100);
+      const line = s.stderr().split("\n").find((l) => l.includes(audit))!;
+      expect((JSON.parse(line) as { duration_ms: number }).duration_ms).toBeLessThan(50_000);
       ok(await s.call("cancel_agent_task", { task_id: slow }));
     } finally {
       await s.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -14,7 +14,7 @@ import { MIGRATIONS } from "../../src/bridge/store/migrations.ts";
 import { leases } from "../../platform/index.ts";
 import { reportedPids as pidsOf, spawnBridgeProcess } from "../support/bridge-process.ts";
 import { CLI } from "../support/proc.ts";
-import { pidAlive } from "../support/proc.ts";
+import { eventually, pidAlive } from "../support/proc.ts";
 import { tempDir } from "../support/temp.ts";
 import { cleanup, makeRegistry, makeWorkdir, startHarness, turnCount } from "./helpers.ts";
 const dirs: string[] = [];
@@ -169,7 +169,7 @@ describe("serve-side lease gate", () => {
       await h.waitFor(id, (t) => t.status === "running");
       await expect(gate.run(wd, async () => "no")).rejects.toMatchObject({ code: "WORKDIR_BUSY" });
       await h.call("task.cancel", { task_id: id });
-      for (let i = 0; i < 200 && fs.existsSync(guardFile); i++) await Bun.sleep(20);
+      await eventually(() => !(fs.existsSync(guardFile)));
       fs.mkdirSync(guardFile);
       await expect(gate.run(wd, async () => "no")).rejects.toMatchObject({ code: "AGENT_LOCK_UNAVAILABLE" });
       fs.rmdirSync(guardFile);
@@ -182,8 +182,12 @@ describe("serve-side lease gate", () => {
       // A mutation holds the lease: the Bridge cannot start a write task meanwhile.
       fs.writeFileSync(lockFile, "", { mode: 0o600 });
       let release!: () => void;
-      const held = gate.run(wd, () => new Promise<string>((r) => (release = () => r("done"))));
-      await Bun.sleep(20);
+      let holding = false;
+      const held = gate.run(wd, () => {
+        holding = true; // the gate runs this only once it holds the lease
+        return new Promise<string>((r) => (release = () => r("done")));
+      });
+      await eventually(() => holding);
       expect(await h.fail("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "complete:x" })).toBe("WORKDIR_BUSY");
       release();
       expect(await held).toBe("done");

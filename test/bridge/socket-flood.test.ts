@@ -1,11 +1,13 @@
 // A real Bridge process under a flood from its own uid: 1,000 idle connections plus 100 lines that
 // never end, then a peer that pipelines requests and never reads. The Bridge keeps answering fresh
-// connections throughout, and its resident memory (VmRSS from /proc) is bounded while the flood
-// lasts and comes back to within 20 MB of where it started once the peers are gone.
+// connections throughout, holds every idle and endless connection open without answering the
+// endless ones, and cuts the non-reading peer off at its queue cap (CONNECTION_QUEUE_FULL).
+// How much memory all this costs is a measurement (resident memory depends on the collector and
+// the machine), not an assertion here: bench/bridge/ measures the Bridge's RSS.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { DEFAULT_SOCKET_BOUNDS } from "../../src/bridge/ipc/bounds.ts";
-import { Peer, ensureOwnNofile, frame, rssBytes, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
+import { Peer, ensureOwnNofile, frame, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
 
 const MB = 1024 * 1024;
 const IDLE = 1000;
@@ -24,25 +26,6 @@ afterAll(async () => {
   await b.stop();
 });
 
-/** Settle the Bridge's memory: ask it to collect, then take the lowest of a few samples. */
-async function settledRss(): Promise<number> {
-  let low = Infinity;
-  for (let i = 0; i < 5; i++) {
-    process.kill(b.pid, "SIGUSR2");
-    await Bun.sleep(200);
-    low = Math.min(low, rssBytes(b.pid));
-  }
-  return low;
-}
-
-/** Poll (collecting meanwhile) until RSS is at most `limit`, for up to `ms`; returns the last value. */
-async function rssComesDownTo(limit: number, ms: number): Promise<number> {
-  const until = Date.now() + ms;
-  let rss = await settledRss();
-  while (rss > limit && Date.now() < until) rss = await settledRss();
-  return rss;
-}
-
 async function statusFromFreshConnection(): Promise<Record<string, unknown>> {
   return new BridgeClient({ path: b.socket }, 20_000).call("bridge.status", {});
 }
@@ -56,9 +39,8 @@ async function openMany(n: number): Promise<Peer[]> {
 }
 
 describe("flood from the Bridge's own uid", () => {
-  test("1,000 idle connections and 100 endless lines: fresh connections are answered, memory comes back", async () => {
+  test("1,000 idle connections and 100 endless lines: fresh connections are answered throughout and after", async () => {
     for (let i = 0; i < 20; i++) await statusFromFreshConnection();
-    const before = await settledRss();
 
     const idle = await openMany(IDLE);
     const endless = await openMany(ENDLESS);
@@ -71,36 +53,22 @@ describe("flood from the Bridge's own uid", () => {
     // An idle connection that finally speaks is still served; an endless line got no answer.
     await idle[0]!.send(frame("late"));
     expect((await idle[0]!.next()).request_id).toBe("late");
-    const during = rssBytes(b.pid);
     expect(idle.filter((p) => p.closed).length).toBe(0);
     expect(endless.filter((p) => p.closed || p.lines.length > 0).length).toBe(0);
 
     for (const p of [...idle, ...endless]) p.end();
-    await Bun.sleep(200);
     expect((await statusFromFreshConnection()).pid).toBe(b.pid);
-    const after = await rssComesDownTo(before + 20 * MB, 15_000);
-    console.log(
-      `bridge RSS: before ${(before / MB).toFixed(1)} MB, during ${(during / MB).toFixed(1)} MB, after ${(after / MB).toFixed(1)} MB`,
-    );
-    // The endless lines really were held while they were open (so "coming back" means something).
-    expect(during - before).toBeGreaterThan((ENDLESS * ENDLESS_BYTES) / 2);
-    expect(after).toBeLessThanOrEqual(before + 20 * MB);
   }, 120_000);
 
   test("a peer that pipelines requests and never reads is cut off at the queue cap; others are answered", async () => {
-    const before = await settledRss();
     const peer = await Peer.open(b.socket);
     peer.sock.pause();
     // Twenty times the cap in requests; their replies overflow the kernel buffer long before.
     const one = frame("flood");
     const total = 20 * DEFAULT_SOCKET_BOUNDS.maxQueuedBytes;
     const batch = one.repeat(Math.ceil(MB / one.length));
-    let peak = rssBytes(b.pid);
     let answered = 0;
     let flooding = true;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, rssBytes(b.pid));
-    }, 20);
     const others = (async () => {
       while (flooding) {
         expect((await statusFromFreshConnection()).pid).toBe(b.pid);
@@ -112,19 +80,11 @@ describe("flood from the Bridge's own uid", () => {
       expect(await peer.waitClosed(60_000)).toBe(true);
     } finally {
       flooding = false;
-      clearInterval(sampler);
       await others;
     }
     expect(answered).toBeGreaterThan(0);
     expect(b.logs().some((l) => l.event === "ipc.connection_dropped" && l.reason === "CONNECTION_QUEUE_FULL")).toBe(true);
     expect((await statusFromFreshConnection()).pid).toBe(b.pid);
-    const after = await rssComesDownTo(before + 20 * MB, 15_000);
-    console.log(
-      `bridge RSS (non-reading peer, ${(total / MB).toFixed(0)} MB sent): before ${(before / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, after ${(after / MB).toFixed(1)} MB`,
-    );
-    // The cap plus what parsing leaves for the collector; a queue without a cap holds most of `total`.
-    expect(peak - before).toBeLessThan(8 * DEFAULT_SOCKET_BOUNDS.maxQueuedBytes);
-    expect(after).toBeLessThanOrEqual(before + 20 * MB);
   }, 120_000);
 });
 

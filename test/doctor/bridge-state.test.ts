@@ -10,8 +10,9 @@ import { leaseFiles } from "../../src/bridge/deployment.ts";
 import { publishGuard } from "../../src/bridge/guard.ts";
 import { loadRegistry } from "../../src/config/load.ts";
 import { stopProof } from "../../platform/index.ts";
+import { RawBridgeClient } from "../../src/bridge/ipc/client.ts";
 import { reportedPids as pidsOf } from "../support/bridge-process.ts";
-import { pidAlive } from "../support/proc.ts";
+import { eventually, pidAlive } from "../support/proc.ts";
 import { makeDeployment, runDoctor, startBridge, treeSnapshot, type Deployment } from "./helpers.ts";
 import { cleanupTempDirs } from "../support/temp.ts";
 
@@ -36,10 +37,8 @@ describe("healthy deployment", () => {
     try {
       const before = treeSnapshot(d.stateDir);
       const wdBefore = [treeSnapshot(d.workdirs.repo!), treeSnapshot(d.workdirs.docs!)];
-      const started = performance.now();
+      // how long this takes is bench/doctor/healthy.ts's to measure, not a test's to assert
       const text = await runDoctor(d);
-      // bench/doctor/healthy.ts measures ~0.26 s (median) for this; 5 s holds on a loaded 2-core box.
-      expect(performance.now() - started).toBeLessThan(5000);
       expect(text.stderr).toBe("");
       expect(text.code).toBe(0);
       expect(text.stdout).not.toContain(": FAIL");
@@ -184,6 +183,13 @@ describe("Bridge down and stale socket", () => {
   }, 30_000);
 });
 
+/** The task's status, through the Bridge's own long-poll, until it is `status` (however long that takes). */
+async function untilStatus(client: { call(m: string, p: Record<string, unknown>): Promise<Record<string, unknown>> }, taskId: string, status: string): Promise<void> {
+  while ((await client.call("task.get", { task_id: taskId, wait_seconds: 5 })).status !== status) {
+    // task.get with wait_seconds returns on the next change
+  }
+}
+
 describe("recovery guards with the Bridge up", () => {
   test("a guard held by a task the Bridge is running is OK; an orphaned guard (unknown task) is FAIL and says the Bridge will never clear it", async () => {
     const d = deployment({ aliases: ["repo", "other"], workdirToml: { other: `read_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n` } });
@@ -191,10 +197,7 @@ describe("recovery guards with the Bridge up", () => {
     try {
       const running = (await b.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "wait:" }))
         .task_id as string;
-      for (let i = 0; i < 100; i++) {
-        if ((await b.client.call("task.get", { task_id: running })).status === "running") break;
-        await Bun.sleep(20);
-      }
+      await untilStatus(b.client, running, "running");
       // The orphan is published with the Bridge's own guard API, for a task id no store knows.
       const orphanFile = await guardFileOf(d, "other");
       publishGuard(orphanFile, {
@@ -218,10 +221,7 @@ describe("recovery guards with the Bridge up", () => {
       // A finished task whose guard is still there while the Bridge runs: stop was never proved.
       const done = (await b.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "review", prompt: "complete:x" }))
         .task_id as string;
-      for (let i = 0; i < 200; i++) {
-        if ((await b.client.call("task.get", { task_id: done })).status === "succeeded") break;
-        await Bun.sleep(20);
-      }
+      await untilStatus(b.client, done, "succeeded");
       fs.unlinkSync(orphanFile);
       publishGuard(orphanFile, {
         key: "alias:other",
@@ -291,8 +291,9 @@ describe("Bridge version", () => {
     fs.writeFileSync(path.join(tree, "package.json"), JSON.stringify({ ...pkg, version: "0.0.0-older" }));
     const proc = Bun.spawn([process.execPath, path.join(tree, "src", "cli.ts"), "bridge", "--config", other.config], { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
     try {
-      for (let i = 0; i < 400 && !fs.existsSync(other.socketPath); i++) await Bun.sleep(25);
-      await Bun.sleep(100);
+      // up once it answers on its socket (a socket file alone may not be listening yet)
+      const probe = new RawBridgeClient({ path: other.socketPath }, 5_000);
+      await eventually(() => probe.call("bridge.status", {}).then(() => true, () => false), 25);
       const r = await runDoctor(other);
       expect(r.code).toBe(1);
       expect(r.line("bridge version")).toBe(

@@ -73,7 +73,7 @@ describe("ACP profiles without launching", () => {
       expect(before.line("acp echo capabilities")).toBe("acp echo capabilities: OK -- not measured yet (measured by the first task on this runtime)");
       const id = (await b.client.call("task.submit", { runtime: "acp-echo", workdir: "repo", path: "", profile: "workspace-write", prompt: "text hi there" })).task_id as string;
       let status = "";
-      for (let i = 0; i < 200 && status !== "succeeded"; i++) {
+      while (status !== "succeeded") {
         status = String((await b.client.call("task.get", { task_id: id, wait_seconds: 1 })).status);
         if (status === "failed") throw new Error("task failed");
       }
@@ -134,9 +134,8 @@ describe("--probe-acp", () => {
   test("an agent that never answers initialize: FAIL after probe_timeout_seconds, and its tree is stopped", async () => {
     const tag = `--tag=${crypto.randomUUID()}`;
     const d = deployment(profileToml("mute", "hang.ts", ["--in=initialize", tag], "probe_timeout_seconds = 1\nshutdown_timeout_seconds = 1\n"));
-    const started = Date.now();
+    // doctor returning at all proves the bound (a hang fails the test's own timeout)
     const r = await runDoctor(d, ["--probe-acp"]);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.line("acp mute handshake")).toContain("FAIL -- no answer to initialize within 1 s (AGENT_ACP_LAUNCH_FAILED)");
     expect(r.line("acp mute stop")).toMatch(/OK -- process tree stopped, proved \((term|kill), \d+ ms\)/);
     expect(processesWith(tag)).toEqual([]);

@@ -39,7 +39,8 @@ describe.skipIf(!onLinux)("the darwin backend's logic on Linux syscalls (Linux o
 
   test("the file tests built on single() pass through it (metadata, special files, reads, hardening, TOCTOU, mutations, find)", () => {
     const files = ["metadata-reach", "special", "read", "hardening", "toctou", "mutate", "find"].map((f) => `test/fs/${f}.test.ts`);
-    const p = Bun.spawnSync([process.execPath, "test", ...files], { cwd: REPO, env: { ...process.env, SFS_TEST_BACKEND: "darwin-on-linux" }, stdout: "pipe", stderr: "pipe" });
+    // the same per-test timeout npm test passes (Bun ignores a bunfig timeout)
+    const p = Bun.spawnSync([process.execPath, "test", "--timeout", "30000", ...files], { cwd: REPO, env: { ...process.env, SFS_TEST_BACKEND: "darwin-on-linux" }, stdout: "pipe", stderr: "pipe" });
     const out = `${p.stdout.toString()}${p.stderr.toString()}`;
     expect({ exit: p.exitCode, failed: out.split("\n").filter((l) => l.startsWith("(fail)")) }).toEqual({ exit: 0, failed: [] });
     expect(out).toMatch(/\n\s*0 fail\n/);

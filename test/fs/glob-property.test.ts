@@ -5,6 +5,7 @@
 // stay within (pattern + 1) x (name + 1), on random cases and on the pathological patterns.
 import { describe, expect, test } from "bun:test";
 import { compileFnmatch, compileFnmatchSet, compileNfaOnly, compilePathGlob, compileSearchGlob, globWork } from "../../src/fs/glob.ts";
+import { repetitions } from "../support/stress.ts";
 import * as legacy from "./fixtures/legacy-glob-regex.ts";
 
 // ---- reference matcher: recursive, by code point, straight from the rules ------------------
@@ -154,7 +155,8 @@ function bounded(pattern: string, subject: string, run: () => boolean): boolean 
   return result;
 }
 
-const CASES = 4000;
+/** Random patterns per property (the stress lane: 4,000). */
+const CASES = repetitions(1000, 4000);
 
 describe("random globs agree with the reference and the former RegExp matcher", () => {
   test(`fnmatch, ${CASES} patterns x 3 names (fast paths and the NFA alone)`, () => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { FsLimits, Workdir } from "../../src/config/types.ts";
 import { ServerfsError, type ErrorCode } from "../../src/errors.ts";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
-import type { FsNative } from "../../platform/fs/native.ts";
+import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { registry, workdir } from "../support/registry.ts";
 import { tempDir as supportTempDir } from "../support/temp.ts";
 
@@ -28,6 +28,11 @@ async function testBackend(): Promise<FsNative | undefined> {
   return makeDarwinNative(linuxDarwinCalls);
 }
 const backend = await testBackend();
+
+/** The backend `single()` uses by default, for tests that wrap it. */
+export function testNative(): FsNative {
+  return backend ?? fsNative();
+}
 
 /** A service over one read-write workdir `w` rooted at a fresh temp dir. */
 export function single(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}, native: FsNative | undefined = backend): { svc: FileService; root: string; base: string } {

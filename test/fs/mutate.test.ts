@@ -306,7 +306,10 @@ describe("directories", () => {
     // add + remove a child after the stat: the token is stale
     fs.mkdirSync(path.join(root, "st"));
     const srev = (await svc.statFile({ workdir: "w", path: "st" })).revision;
-    await new Promise((r) => setTimeout(r, 5));
+    // File timestamps advance in kernel clock ticks: wait (by observation, not a sleep) until a
+    // fresh write is stamped later than the stat, so the child's add + remove shows in st's times.
+    const stampedAt = fs.statSync(path.join(root, "st"), { bigint: true }).ctimeNs;
+    while (fs.statSync((write(root, "tick", "x"), path.join(root, "tick")), { bigint: true }).ctimeNs <= stampedAt) await new Promise((r) => setImmediate(r));
     write(root, "st/tmp", "x");
     fs.unlinkSync(path.join(root, "st/tmp"));
     await expectCode(svc.deleteDirectory({ workdir: "w", path: "st", expected_revision: srev }), "REVISION_CONFLICT");
@@ -324,7 +327,8 @@ describe("gate", () => {
     await Promise.all([
       g.run(w, async () => {
         order.push("a1");
-        await new Promise((r) => setTimeout(r, 20));
+        // a few event-loop turns: b would run in one of them if the gate let it
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
         order.push("a2");
       }),
       g.run(w, async () => {

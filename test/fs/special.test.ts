@@ -26,7 +26,7 @@ describe.skipIf(process.platform === "win32")("special files", () => {
   });
 
   test("reads never block: UNSUPPORTED_FILE_TYPE for FIFO and socket on every content channel", async () => {
-    const t0 = performance.now();
+    // a blocking open would hang here: the test's own timeout is the bound
     for (const p of ["pipe", "sock"]) {
       await expectCode(svc.readTextFile({ workdir: "w", path: p }), "UNSUPPORTED_FILE_TYPE");
       await expectCode(svc.readResource({ workdir: "w", path: p }), "UNSUPPORTED_FILE_TYPE");
@@ -39,7 +39,6 @@ describe.skipIf(process.platform === "win32")("special files", () => {
       await expectCode(svc.createDirectory({ workdir: "w", path: p }), "PATH_ALREADY_EXISTS");
       await expectCode(svc.deleteDirectory({ workdir: "w", path: p, expected_revision: rev }), "NOT_A_DIRECTORY");
     }
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect(fs.lstatSync(path.join(root, "pipe")).isFIFO()).toBe(true);
     expect(fs.lstatSync(path.join(root, "sock")).isSocket()).toBe(true);
   });

@@ -4,15 +4,10 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { expectCode, single, write } from "./helpers.ts";
-
-const LONG_A = "a".repeat(240);
-/** 1024 characters, never matches a name ending in a digit, ~1 ms per 250-character name (ends in a class: no literal pre-filter). */
-const HEAVY = `${"*?".repeat(510)}*[b]`;
-
-function heavyTree(root: string, n: number): void {
-  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `${LONG_A}${String(i).padStart(5, "0")}`), "needle\n");
-}
+import { setSearchWorkerEnabled } from "../../src/fs/search/search-pool.ts";
+import { loopTurnsDuring, withFastClock } from "./fast-clock.ts";
+import { expectCode, single, testNative, write } from "./helpers.ts";
+import { slowDirectoryReads } from "./slow-native.ts";
 
 describe("deadline on every entry", () => {
   test("find_files past its deadline is SEARCH_TIMEOUT; an empty directory has nothing to time out", async () => {
@@ -56,30 +51,54 @@ describe("over-long globs", () => {
 });
 
 describe("walks share the event loop", () => {
+  // Each proof makes the walk's slow side slow by construction, never by counting on the machine:
+  // directory walks read through a backend that charges SLOW_MS of the walk's own clock per entry
+  // (slow-native.ts), and file scans run under a clock that runs fast (fast-clock.ts). The other
+  // side records how far the walk had got, so "it ran while the walk was unfinished" is observed.
+  /** 0.1 ms per entry: one 256-entry step of a directory read holds the thread past the 25 ms yield line. */
+  const SLOW_MS = 0.1;
+  /** Eight steps of a directory read: seven yields at the least. */
+  const N = 2048;
+
+  function flatTree(root: string, n: number): void {
+    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `f${String(i).padStart(5, "0")}`), "needle\n");
+  }
+
+  function slowService(): { svc: ReturnType<typeof single>["svc"]; seen: () => number } {
+    const slow = slowDirectoryReads(testNative(), SLOW_MS);
+    const { svc, root } = single({}, {}, slow.native);
+    flatTree(root, N);
+    return { svc, seen: slow.seen };
+  }
+
   test("list_directory of a large directory lets a timer in before it answers", async () => {
-    // A 512-character deny glob costs ~0.3 ms per long name: seconds of work made cheap to set up.
-    const { svc, root } = single({ extra_deny_globs: [`${"*?".repeat(254)}*[b]`] });
-    heavyTree(root, 400);
-    const order: string[] = [];
-    const list = svc.listDirectory({ workdir: "w", offset: 398 }).then((r) => {
-      order.push(`list:${r.entries.map((e) => e.name.slice(240)).join(",")}:${r.has_more}`);
-    });
-    setTimeout(() => order.push("timer"), 0);
-    await list;
-    expect(order).toEqual(["timer", "list:00398,00399:false"]);
+    const { svc, seen } = slowService();
+    let seenByTimer = -1;
+    const list = svc.listDirectory({ workdir: "w", offset: N - 2 }).then((r) => ({ r, seenAtAnswer: seen() }));
+    setTimeout(() => (seenByTimer = seen()), 0);
+    const { r, seenAtAnswer } = await list;
+    expect(r.entries.map((e) => e.name)).toEqual([`f0${N - 2}`, `f0${N - 1}`]);
+    expect(r.has_more).toBe(false);
+    expect(seenAtAnswer).toBe(N);
+    // the timer ran while the listing had read some of the directory but not all of it
+    expect(seenByTimer).toBeGreaterThan(0);
+    expect(seenByTimer).toBeLessThan(N);
   });
 
   test("search: one large file on the slow (non-ASCII, case-insensitive) path is paced inside the file", async () => {
-    const { svc, root } = single();
+    const { svc, root } = single({}, { search_timeout_seconds: 3600 });
     const line = `${"é".repeat(30)} xyz\n`;
     write(root, "big.txt", line.repeat(Math.floor((8 << 20) / Buffer.byteLength(line))));
-    const order: string[] = [];
-    const search = svc.searchText({ workdir: "w", query: "ÉÉ nomatch", case_sensitive: false }).then((r) => {
-      order.push(`search:${r.returned}`);
-    });
-    setTimeout(() => order.push("timer"), 0);
-    await search;
-    expect(order).toEqual(["timer", "search:0"]);
+    // one file scanned on this thread (no search worker): every turn it gives back is a yield inside that file
+    setSearchWorkerEnabled(false);
+    let turns;
+    try {
+      turns = await withFastClock(() => loopTurnsDuring(svc.searchText({ workdir: "w", query: "ÉÉ nomatch", case_sensitive: false })));
+    } finally {
+      setSearchWorkerEnabled(true);
+    }
+    expect(turns.result.returned).toBe(0);
+    expect(turns.count).toBeGreaterThanOrEqual(2);
     const hit = await svc.searchText({ workdir: "w", query: "ÉÉ XYZ", case_sensitive: false, limit: 2 });
     expect(hit).toMatchObject({ returned: 2, truncated: true });
     expect(hit.matches.map((m) => m.line)).toEqual([1, 2]);
@@ -87,43 +106,49 @@ describe("walks share the event loop", () => {
 
   for (const tool of ["find", "search"] as const) {
     test(`${tool}: a timer set after the walk started fires before the walk ends`, async () => {
-      const { svc, root } = single();
-      heavyTree(root, 400);
-      const order: string[] = [];
-      const walk = (tool === "find" ? svc.findFiles({ workdir: "w", pattern: HEAVY }) : svc.searchText({ workdir: "w", query: "needle", glob: HEAVY })).then((r) => {
-        order.push(`walk:${r.returned}`);
-      });
-      setTimeout(() => order.push("timer"), 0);
-      await walk;
-      expect(order).toEqual(["timer", "walk:0"]);
+      const { svc, seen } = slowService();
+      let seenByTimer = -1;
+      const walk = (tool === "find" ? svc.findFiles({ workdir: "w", pattern: "*.none" }) : svc.searchText({ workdir: "w", query: "needle", glob: "*.none" })).then((r) => ({
+        returned: r.returned,
+        seenAtAnswer: seen(),
+      }));
+      setTimeout(() => (seenByTimer = seen()), 0);
+      expect(await walk).toEqual({ returned: 0, seenAtAnswer: N });
+      expect(seenByTimer).toBeGreaterThan(0);
+      expect(seenByTimer).toBeLessThan(N);
     });
 
     test(`${tool}: cancelling the request mid-walk ends it with SEARCH_FAILED`, async () => {
-      const { svc, root } = single();
-      heavyTree(root, 400);
+      const { svc, seen } = slowService();
       const ac = new AbortController();
-      const walk = tool === "find" ? svc.findFiles({ workdir: "w", pattern: HEAVY }, ac.signal) : svc.searchText({ workdir: "w", query: "needle", glob: HEAVY }, ac.signal);
-      setTimeout(() => ac.abort(), 0);
+      const walk = tool === "find" ? svc.findFiles({ workdir: "w", pattern: "*.none" }, ac.signal) : svc.searchText({ workdir: "w", query: "needle", glob: "*.none" }, ac.signal);
+      let seenAtAbort = -1;
+      setTimeout(() => {
+        seenAtAbort = seen();
+        ac.abort();
+      }, 0);
       const err = await expectCode(walk, "SEARCH_FAILED");
       expect(err.message).toContain("cancelled");
+      // it was cancelled part-way, and read no further once it was
+      expect(seenAtAbort).toBeGreaterThan(0);
+      expect(seenAtAbort).toBeLessThan(N);
+      expect(seen()).toBe(seenAtAbort);
     });
   }
 
   test("read_text_file: skipping to a far start_line is paced and cancellable, and the page is still exact", async () => {
     const { svc, root } = single();
-    const lines = 4_000_000; // 8 MB of "x\n": far more than 25 ms of scanning on any machine here
+    const lines = 4_000_000; // 8 MB of "x\n": 128 reads of 64 KiB
     write(root, "log.txt", "x\n".repeat(lines - 1) + "last\n");
-    const order: string[] = [];
-    const read = svc.readTextFile({ workdir: "w", path: "log.txt", start_line: lines }).then((r) => {
-      order.push(`read:${r.start_line}:${JSON.stringify(r.content)}:${r.has_more}`);
-    });
-    setTimeout(() => order.push("timer"), 0);
-    await read;
-    expect(order).toEqual(["timer", `read:${lines}:"last\\n":false`]);
+    const turns = await withFastClock(() => loopTurnsDuring(svc.readTextFile({ workdir: "w", path: "log.txt", start_line: lines })));
+    expect(turns.result).toMatchObject({ start_line: lines, content: "last\n", has_more: false });
+    expect(turns.count).toBeGreaterThanOrEqual(2);
     const ac = new AbortController();
-    const cancelled = svc.readTextFile({ workdir: "w", path: "log.txt", start_line: lines + 1 }, ac.signal);
-    setTimeout(() => ac.abort(), 0);
-    const err = await expectCode(cancelled, "READ_FAILED");
+    const err = await withFastClock(async () => {
+      const cancelled = svc.readTextFile({ workdir: "w", path: "log.txt", start_line: lines + 1 }, ac.signal);
+      setImmediate(() => ac.abort());
+      return expectCode(cancelled, "READ_FAILED");
+    });
     expect(err.message).toContain("cancelled");
   });
 });

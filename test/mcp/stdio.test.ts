@@ -134,11 +134,9 @@ describe("process lifecycle", () => {
       }),
     );
     proc.stdin.flush();
-    const eofAt = performance.now();
     proc.stdin.end();
     await readUntil(reader, 3, seen);
     const code = await proc.exited;
-    const elapsed = performance.now() - eofAt;
     let rest = "";
     for (;;) {
       const { value, done } = await reader.read();
@@ -146,7 +144,6 @@ describe("process lifecycle", () => {
       rest += new TextDecoder().decode(value);
     }
     expect(code).toBe(0);
-    expect(elapsed).toBeLessThan(1000);
     for (const line of [...seen, ...rest.split("\n").filter((l) => l !== "")]) {
       const msg = JSON.parse(line) as { jsonrpc: string };
       expect(msg.jsonrpc).toBe("2.0");
@@ -253,10 +250,8 @@ describe("process lifecycle", () => {
     proc.stdin.write(frames(INIT));
     proc.stdin.flush();
     await readUntil(reader, 1, []);
-    const sentAt = performance.now();
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
-    expect(performance.now() - sentAt).toBeLessThan(1000);
     const stderr = await new Response(proc.stderr).text();
     expect(stderr).toContain('"reason":"SIGTERM"');
   });
@@ -366,7 +361,6 @@ describe("frames at the edges", () => {
     proc.stdin.flush();
     await readUntil(reader, 1, []);
     const chunk = "a".repeat(1024 * 1024);
-    const sentAt = performance.now();
     try {
       for (let i = 0; i < 12; i++) {
         proc.stdin.write(chunk);
@@ -376,11 +370,11 @@ describe("frames at the edges", () => {
       // The server may already be gone before the last megabytes are written.
       expect((err as { code?: string }).code).toBe("EPIPE");
     }
-    // stdin stays open: only the oversized frame can end the session.
-    const code = await Promise.race([proc.exited, Bun.sleep(5000).then(() => "hung")]);
+    // stdin stays open: only the oversized frame can end the session. The guard only keeps a
+    // hung server from outliving the test (it is under the test's timeout); it bounds no speed.
+    const code = await Promise.race([proc.exited, Bun.sleep(20_000).then(() => "hung")]);
     if (code === "hung") proc.kill("SIGKILL");
     expect(code).toBe(0);
-    expect(performance.now() - sentAt).toBeLessThan(2000);
     const stderr = await new Response(proc.stderr).text();
     expect(stderr).toContain('"reason":"transport_closed"');
   });
@@ -396,7 +390,8 @@ test("a client that stops reading stdout (EPIPE) ends the process; stderr stays 
   // Answers nobody can read; stdin stays open, so only the broken stdout can end the session.
   for (let i = 0; i < 40; i++) proc.stdin.write(frames({ jsonrpc: "2.0", id: 10 + i, method: "tools/list", params: {} }));
   proc.stdin.flush();
-  const code = await Promise.race([proc.exited, Bun.sleep(5000).then(() => "hung")]);
+  // a hang guard under the test's timeout, not a speed bound
+  const code = await Promise.race([proc.exited, Bun.sleep(20_000).then(() => "hung")]);
   if (code === "hung") proc.kill("SIGKILL");
   expect(code).toBe(0);
   const stderr = await new Response(proc.stderr).text();

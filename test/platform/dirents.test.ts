@@ -11,6 +11,10 @@ import { compareNames } from "../../platform/fs/name-order.ts";
 import type { DirEntryInfo } from "../../platform/fs/native.ts";
 import { linuxNative } from "../../platform/fs/resolve-linux.ts";
 import { makeSocket, mkfifo } from "../fs/helpers.ts";
+import { repetitions } from "../support/stress.ts";
+
+/** Random selections checked (the stress lane: 300). */
+const PROPERTY_ROUNDS = repetitions(100, 300);
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-dirents-"));
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
@@ -121,7 +125,7 @@ describe("bounded selection (selectInSteps)", () => {
 
   test("property: the k smallest accepted in code-point order, and the accepted count, for random names, k, filters and chunking", () => {
     const r = rnd(0x5eed);
-    for (let round = 0; round < 300; round++) {
+    for (let round = 0; round < PROPERTY_ROUNDS; round++) {
       const n = Math.floor(r() * 3000);
       // odd rounds: only names below U+D800, where the selection sorts by plain string order
       const alphabet = round % 2 === 0 ? ALPHABET : ALPHABET.filter((c) => c < "\ud800");

@@ -54,12 +54,12 @@ async function startRuntimeRig(tempPrefix: string, family: Family, runtimes: str
 
 /** The ACP runtime family with these profiles, each one allowed on the workdir. */
 export function startAcpRig(profiles: AcpProfile[], agent: Partial<AgentConfig> = {}): Promise<ServiceRig> {
-  return startRuntimeRig("serverfs-acp-bridge-", acpRuntimeFamily, profiles.map((p) => p.runtime), { acp_profiles: profiles, ...agent }, 20_000, false);
+  return startRuntimeRig("serverfs-acp-bridge-", acpRuntimeFamily, profiles.map((p) => p.runtime), { acp_profiles: profiles, ...agent }, Number.POSITIVE_INFINITY, false);
 }
 
 /** One native runtime family (Codex, Claude, Qoder); its tasks run one at a time. */
 export function startNativeRig(family: Family, runtimes: string[], agent: Partial<AgentConfig>): Promise<ServiceRig> {
-  return startRuntimeRig("serverfs-native-bridge-", family, runtimes, agent, 30_000, true);
+  return startRuntimeRig("serverfs-native-bridge-", family, runtimes, agent, Number.POSITIVE_INFINITY, true);
 }
 
 export type Pending = { request_id: string; kind: string; payload: Record<string, unknown> };

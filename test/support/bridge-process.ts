@@ -13,8 +13,6 @@ export interface BridgeProcess {
 export interface BridgeProcessOptions {
   /** Added to this process's environment. */
   env?: Record<string, string>;
-  /** How long the Bridge may take to answer (default 10 s). */
-  startTimeoutMs?: number;
   /** The client's per-call timeout (default 10 s). */
   clientTimeoutMs?: number;
   /** Keep stderr for the start-failure message (default), or drop it for long runs that log a lot. */
@@ -29,8 +27,9 @@ export async function spawnBridgeProcess(config: string, socketPath: string, opt
     env: { ...process.env, ...(opts.env ?? {}) },
   });
   const client = new BridgeClient({ path: socketPath }, opts.clientTimeoutMs ?? 10_000);
-  const until = Date.now() + (opts.startTimeoutMs ?? 10_000);
-  while (Date.now() < until && proc.exitCode === null) {
+  // Ready once it answers; how long that takes is the machine's business (the test's timeout
+  // bounds it). A Bridge that exits instead fails here with its stderr.
+  while (proc.exitCode === null) {
     try {
       await client.call("bridge.status", {});
       return {
@@ -45,18 +44,17 @@ export async function spawnBridgeProcess(config: string, socketPath: string, opt
       await Bun.sleep(25);
     }
   }
-  proc.kill("SIGKILL");
   const stderr = proc.stderr instanceof ReadableStream ? await new Response(proc.stderr).text() : "";
-  throw new Error(`bridge did not start: ${stderr}`);
+  throw new Error(`bridge exited (${proc.exitCode}) before it answered: ${stderr}`);
 }
 
 /** The provider pids a task's events report (the fake runtime's spawn:N prompt reports them). */
 export async function reportedPids(client: Pick<BridgeClient, "call">, taskId: string): Promise<number[]> {
-  for (let i = 0; i < 200; i++) {
+  // no deadline of its own: the test's timeout bounds it
+  for (;;) {
     const ev = (await client.call("task.events", { task_id: taskId })).events;
     const hit = ev.find((e) => Array.isArray(e.payload.pids));
     if (hit) return hit.payload.pids as number[];
     await Bun.sleep(25);
   }
-  throw new Error("no pids");
 }

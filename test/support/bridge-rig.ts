@@ -27,6 +27,7 @@ export interface TaskDriver {
   events(taskId: string): Promise<TaskEvent[]>;
 }
 
+/** `waitForDefaultMs` is the waits' own deadline when a call names none; Infinity leaves the bound to the test's timeout. */
 export function taskDriver(call: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>, waitForDefaultMs: number): TaskDriver {
   const d: TaskDriver = {
     call: (method, params = {}) => call(method, params),

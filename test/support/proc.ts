@@ -179,6 +179,15 @@ export async function waitUntil(check: () => boolean, timeoutMs: number, stepMs 
   }
 }
 
+/**
+ * Poll `check` until it holds, with no deadline of its own: how long a condition takes to come
+ * true depends on the machine, so the only bound is the test's timeout (a condition that never
+ * comes true fails the test there). For waits whose outcome the test then asserts.
+ */
+export async function eventually(check: () => boolean | Promise<boolean>, stepMs = 20): Promise<void> {
+  while (!(await check())) await Bun.sleep(stepMs);
+}
+
 /** Read a child's stream until the first newline (or its end); returns all the text read. */
 export async function readThroughNewline(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();

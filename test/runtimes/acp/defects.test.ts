@@ -28,10 +28,8 @@ describe("defective agents", () => {
 
   test("garbage on stdout mid-turn → AGENT_ACP_PROTOCOL_ERROR, and the garbage is not the answer", async () => {
     const task = rig.task("x");
-    const t0 = performance.now();
     const res = await outcome(rig.adapter(profileFor("garbage-stdout.ts")).run(task));
     expect(res.code).toBe("AGENT_ACP_PROTOCOL_ERROR");
-    expect(performance.now() - t0).toBeLessThan(4000);
     expect(JSON.stringify(task.events)).not.toContain("loading model weights");
     expect(res.message).not.toContain("/home/someone");
     expect(await task.survivors()).toEqual([]);
@@ -51,20 +49,17 @@ describe("defective agents", () => {
 
   test("hang in initialize → AGENT_ACP_LAUNCH_FAILED after probe_timeout_seconds", async () => {
     const task = rig.task("x");
-    const t0 = performance.now();
     const res = await outcome(rig.adapter(profileFor("hang.ts", ["--in=initialize"], { probe_timeout_seconds: 1, shutdown_timeout_seconds: 1 })).run(task));
     expect(res.code).toBe("AGENT_ACP_LAUNCH_FAILED");
-    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(res.message).toContain("within 1 s");
     expect(await task.survivors()).toEqual([]);
   });
 
   test("silent hang mid-turn → AGENT_PROVIDER_DISCONNECTED via event_idle_timeout_seconds", async () => {
     const task = rig.task("x");
-    const t0 = performance.now();
     const adapter = rig.adapter(profileFor("hang.ts", [], { shutdown_timeout_seconds: 1 }), agentConfig({ event_idle_timeout_seconds: 1 }));
     const res = await outcome(adapter.run(task));
     expect(res.code).toBe("AGENT_PROVIDER_DISCONNECTED");
-    expect(performance.now() - t0).toBeLessThan(6000);
     expect(await task.survivors()).toEqual([]);
   });
 

@@ -26,11 +26,9 @@ describe("cancellation", () => {
     const adapter = rig.adapter(profileFor("scripted-agent.ts"));
     const running = outcome(adapter.run(task));
     await waitFor(() => task.eventsOf("tool.started").length > 0);
-    const t0 = performance.now();
     task.controller.abort();
     const res = await running;
     expect(res.code).toBe("AGENT_TASK_TERMINAL");
-    expect(performance.now() - t0).toBeLessThan(3000);
     expect(await task.survivors()).toEqual([]);
   });
 
@@ -75,11 +73,9 @@ describe("cancellation", () => {
     const adapter = rig.adapter(profileFor("hang.ts", [], { shutdown_timeout_seconds: 1 }));
     const running = outcome(adapter.run(task));
     await waitFor(() => task.eventsOf("turn.started").length === 1);
-    const t0 = performance.now();
     task.controller.abort();
     const res = await running;
     expect(res.code).toBe("AGENT_TASK_TERMINAL");
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect(await task.survivors()).toEqual([]);
   });
 

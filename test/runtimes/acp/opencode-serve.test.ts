@@ -173,7 +173,7 @@ describe.skipIf(!OPENCODE_SUPPORTED)("serve → Bridge → ACP → OpenCode, all
     // Cancelled is terminal at once; the writer lease follows only once the stop is proved.
     // serve's own write gets WORKDIR_BUSY until then, and must succeed soon after.
     let code = "WORKDIR_BUSY";
-    for (let i = 0; i < 200 && code === "WORKDIR_BUSY"; i++) {
+    while (code === "WORKDIR_BUSY") {
       const r = (await mcp.callTool({ name: "create_text_file", arguments: { workdir: "app", path: "after-cancel.txt", content: "free" } })) as CallToolResult;
       code = r.isError ? (r.structuredContent as { code: string }).code : "OK";
       if (code === "WORKDIR_BUSY") await Bun.sleep(100);

@@ -204,11 +204,9 @@ describe.skipIf(!runnable)("Codex app-server through the Bridge", () => {
     await rig.waitFor(id, () => processesWithHome(home).some((p) => p.cmd.includes("sleep 37")), 30_000);
     const live = processesWithHome(home);
     expect(live.length).toBeGreaterThanOrEqual(2); // the app-server and the tool's shell/sleep at least
-    const t0 = Date.now();
     await rig.call("task.cancel", { task_id: id });
     expect((await rig.call("task.get", { task_id: id })).status).toBe("cancelled");
     expect(await waitUntil(() => processesWithHome(home).length === 0, 10_000)).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(live.filter((p) => pidAlive(p.pid))).toEqual([]);
     // The lease and guard are released only after the proved stop: a new task on the workdir starts.
     const next = await rig.submit("codex", "after cancel");
