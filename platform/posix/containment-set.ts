@@ -34,6 +34,13 @@ export interface EngineHooks {
   bunChildren: ReadonlySet<number>;
   /** How long the KILL phase keeps looking before giving up on proof. */
   killPhaseMs: number;
+  /**
+   * Whether every orphan of our tasks is re-parented to this process (a Linux child subreaper).
+   * Then only an orphan can be an unidentified member, and a process caught mid-execve whose parent
+   * is some other live process is left alone: one stuck exec elsewhere on the host (a hung network
+   * filesystem) would otherwise keep every stop from being proved.
+   */
+  adoptsOrphans?: () => boolean;
 }
 
 export interface SetIdentity {
@@ -136,13 +143,14 @@ export class ContainmentSet {
 
     const members = new Map<number, ProcEntry>();
     const unreadable: ProcEntry[] = [];
-    let unsettled = 0;
+    const unsettled: ProcEntry[] = [];
     const queue: ProcEntry[] = [];
     const add = (entry: ProcEntry) => {
       if (entry.pid === ownPid || members.has(entry.pid)) return;
       members.set(entry.pid, entry);
       queue.push(entry);
     };
+    const adopts = this.hooks.adoptsOrphans?.() ?? false;
     for (const entry of table.values()) {
       if (entry.pid === ownPid) continue;
       if (inGroup.has(entry.pid)) add(entry);
@@ -153,7 +161,10 @@ export class ContainmentSet {
         const verdict = this.hasMarker(entry);
         if (verdict === true) add(entry);
         else if (verdict === MARKER_UNREADABLE) unreadable.push(entry);
-        else if (verdict === MARKER_UNSETTLED) unsettled++;
+        else if (verdict === MARKER_UNSETTLED && !group && (!adopts || entry.ppid === ownPid || !table.has(entry.ppid))) {
+          // With a task group every process of the task is in it, mid-exec or not.
+          unsettled.push(entry);
+        }
       }
     }
     while (queue.length > 0) {
@@ -175,14 +186,28 @@ export class ContainmentSet {
     this.reapZombies(members);
     // Read last: a group found empty after the table was read was empty for the whole look.
     const groupPopulated = group ? group.populated() : false;
-    return { table, members, live, unreadable: unreadable.filter((e) => !members.has(e.pid)), inGroup, groupPopulated, unsettled };
+    return {
+      table,
+      members,
+      live,
+      unreadable: unreadable.filter((e) => !members.has(e.pid)),
+      inGroup,
+      groupPopulated,
+      unsettled: unsettled.filter((e) => !members.has(e.pid)).length,
+    };
   }
 
-  /** Stopped as a whole: it cannot fork until something continues it. */
-  private isFrozen(entry: ProcEntry): boolean {
-    if (!entry.stopped) return false;
-    if (entry.threads <= 1) return true;
-    return this.hooks.reader.allThreadsStopped?.(entry.pid) ?? true;
+  /**
+   * It cannot fork until something continues it: stopped as a whole, or (once sent a stop signal)
+   * blocked until its vfork child execs or exits, after which the pending stop takes it before it
+   * runs any code of its own.
+   */
+  private isFrozen(entry: ProcEntry, stopSent: ReadonlySet<string>): boolean {
+    const { reader } = this.hooks;
+    const wholeProcess = () => entry.threads <= 1 || (reader.allThreadsStopped?.(entry.pid) ?? false);
+    if (entry.stopped) return entry.threads <= 1 || (reader.allThreadsStopped?.(entry.pid) ?? true);
+    if (!entry.blocked || !stopSent.has(keyOf(entry))) return false;
+    return (reader.waitsForVforkChild?.(entry.pid) ?? false) && wholeProcess();
   }
 
   private hasMarker(entry: ProcEntry): boolean | typeof MARKER_UNREADABLE | typeof MARKER_UNSETTLED {
@@ -298,6 +323,8 @@ export class ContainmentSet {
     const killEnd = performance.now() + this.hooks.killPhaseMs;
     /** Members sent SIGKILL (by pid, or as part of the killed group): they cannot fork any more. */
     const killed = new Set<string>();
+    /** Members sent SIGSTOP by pid: pending, it takes them before they run any code of their own. */
+    const stopSent = new Set<string>();
     const group = this.identity.group;
     let groupKilled = false;
     const killGroup = () => {
@@ -336,7 +363,7 @@ export class ContainmentSet {
           sawOutside = true;
         }
         const keys = new Set(snapshot.live.map(keyOf));
-        const allFrozen = snapshot.unsettled === 0 && snapshot.live.every((e) => killed.has(keyOf(e)) || this.isFrozen(e));
+        const allFrozen = snapshot.unsettled === 0 && snapshot.live.every((e) => killed.has(keyOf(e)) || this.isFrozen(e, stopSent));
         if (!sawOutside) {
           // Everything found is in the killed group: wait for it to die.
         } else if (allFrozen && frozenBefore !== null && sameKeys(frozenBefore, keys)) {
@@ -349,7 +376,7 @@ export class ContainmentSet {
           frozenBefore = keys;
         } else {
           frozenBefore = null;
-          this.signal({ ...snapshot, live: snapshot.live.filter((e) => !killed.has(keyOf(e))) }, "SIGSTOP");
+          for (const key of this.signal({ ...snapshot, live: snapshot.live.filter((e) => !killed.has(keyOf(e))) }, "SIGSTOP")) stopSent.add(key);
         }
       }
       // Out of time: give up on proof, unless this look was empty and only its confirmation is due.

@@ -1,5 +1,6 @@
 // A small strict flag parser shared by every command. Unknown flags, missing values and
 // repeated single-value flags are usage errors (exit 2), never silently ignored.
+import { expandHome, HomeUnavailableError } from "../config/home-path.ts";
 import { ServerfsError } from "../errors.ts";
 
 export interface FlagSpec {
@@ -7,6 +8,11 @@ export interface FlagSpec {
   value?: boolean;
   /** May be given more than once (values are collected in order). */
   repeat?: boolean;
+  /**
+   * The value is a file path: a leading `~` or `~/` is expanded to the home directory, because an
+   * MCP host starts serverfs without a shell that would have done it (src/config/home-path.ts).
+   */
+  path?: boolean;
 }
 
 export interface ParsedArgs {
@@ -50,10 +56,19 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     }
     const list = flags.get(name) ?? [];
     if (list.length > 0 && !def.repeat) throw usage(`flag '--${name}' given more than once`);
-    list.push(value);
+    list.push(def.path ? expandPathValue(name, value) : value);
     flags.set(name, list);
   }
   return { flags, switches, positionals };
+}
+
+function expandPathValue(name: string, value: string): string {
+  try {
+    return expandHome(value);
+  } catch (err) {
+    if (err instanceof HomeUnavailableError) throw usage(`--${name}: ${err.message}`);
+    throw err;
+  }
 }
 
 export function flag(args: ParsedArgs, name: string): string | undefined {

@@ -18,7 +18,7 @@ import { VERSION } from "../version.ts";
 import { flag, parseArgs, usage } from "./args.ts";
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true }, workdir: { value: true, repeat: true } });
+  const args = parseArgs(argv, { config: { value: true, path: true }, workdir: { value: true, repeat: true } });
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
   const configFile = flag(args, "config");
   const workdirSpecs = args.flags.get("workdir") ?? [];
