@@ -39,8 +39,10 @@ interface Pending {
 interface Open {
   dir: Pending;
   fd: number;
-  /** The ignore rules in force for this directory's entries. */
+  /** The ignore rules in force for this directory's entries (once it is read). */
   level: IgnoreLevel | null;
+  /** Entries the read may keep. */
+  budget: number;
   /** Until the directory is read: the read in progress (it may pause between chunks). */
   read: WalkDirRead | null;
   entries: DirEntryInfo[];
@@ -107,14 +109,14 @@ class FindWalk {
         const fd = openWalkDir(ws, t, this.root, dir, this.first);
         if (fd === null) continue;
         this.first = false;
-        const level = this.ignore === null ? null : this.ignore.enter(dir.level, fd, dir.rel);
-        c = this.cur = { dir, fd, level, read: null, entries: [], next: 0, subdirs: [] };
-        c.read = new WalkDirRead(ws, t, fd, this.maxWalk - this.walked + 1);
+        c = this.cur = { dir, fd, level: null, read: null, entries: [], next: 0, subdirs: [], budget: this.maxWalk - this.walked + 1 };
+        c.read = new WalkDirRead(ws, t, fd, c.budget);
       }
       if (c.read !== null) {
         while (!c.read.step()) if (clock.due()) return false;
         c.entries = c.read.entries;
         c.read = null;
+        if (this.ignore !== null) c.level = this.ignore.enterRead(c.dir.level, c.fd, c.dir.rel, c.entries, c.budget);
       }
       const { dir, fd, entries, subdirs, level } = c;
       const { ignore, exclude } = this;

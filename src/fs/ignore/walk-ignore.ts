@@ -18,6 +18,8 @@ import { IGNORE, IgnoreRules, UNDECIDED } from "./rules.ts";
 
 /** Per directory, in increasing precedence: `.ignore` (ripgrep's convention) outranks `.gitignore`. */
 export const IGNORE_FILE_NAMES = [".gitignore", ".ignore"] as const;
+/** The ignore file name that sorts last: a sorted listing holds none of them past it. */
+const LAST_IGNORE_NAME = ".ignore";
 const EXCLUDE_PARTS = [".git", "info", "exclude"];
 /** Warnings kept per answer; the rest are counted in one last line. */
 const MAX_WARNINGS = 20;
@@ -82,9 +84,29 @@ export class WalkIgnore {
     return this.load(parent, dirFd, [], rel);
   }
 
-  private load(parent: IgnoreLevel | null, dirFd: number, dirParts: readonly string[], rel: string): IgnoreLevel | null {
+  /**
+   * enter() for a directory whose entries the walk has read (`entries`, in name order, the
+   * `budget` smallest): only the ignore files it holds are opened, so the thousands of
+   * directories without one cost no failed open each (an exception per miss made a 200,000-entry
+   * find_files ~40 % dearer). When the read was cut at the budget, a name sorting after the last
+   * kept entry may still exist and is tried.
+   */
+  enterRead(parent: IgnoreLevel | null, dirFd: number, rel: string, entries: readonly { name: string }[], budget: number): IgnoreLevel | null {
+    let want: string[] | null = null;
+    for (const e of entries) {
+      if (e.name > LAST_IGNORE_NAME) break;
+      if (e.name === ".gitignore" || e.name === ".ignore") (want ??= []).push(e.name);
+    }
+    if (entries.length >= budget) {
+      const last = entries[entries.length - 1]?.name ?? "";
+      for (const name of IGNORE_FILE_NAMES) if (name > last) (want ??= []).push(name);
+    }
+    return want === null ? parent : this.load(parent, dirFd, [], rel, want);
+  }
+
+  private load(parent: IgnoreLevel | null, dirFd: number, dirParts: readonly string[], rel: string, names: readonly string[] = IGNORE_FILE_NAMES): IgnoreLevel | null {
     const patterns: IgnorePattern[] = [];
-    for (const name of IGNORE_FILE_NAMES) {
+    for (const name of names) {
       const shown = rel === "" ? name : `${rel}/${name}`;
       const got = this.readFile(dirFd, [...dirParts, name], shown);
       if (got !== null) patterns.push(...got);

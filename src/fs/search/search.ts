@@ -197,9 +197,10 @@ class SearchRun {
       const noXdev = isConfined(dirFd);
       const subdirs: Dir[] = [];
       try {
-        if (ignore !== null) level = ignore.enter(dir.level, dirFd, dir.rel);
-        const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1);
+        const budget = maxWalk - walked + 1;
+        const read = new WalkDirRead(ws, t, dirFd, budget);
         while (!read.step()) if (clock.due()) await clock.pause();
+        if (ignore !== null) level = ignore.enterRead(dir.level, dirFd, dir.rel, read.entries, budget);
         for (const e of read.entries) {
           if (clock.tick()) await clock.pause();
           if (++walked > maxWalk) {
