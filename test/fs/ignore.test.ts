@@ -112,6 +112,18 @@ describe("ignore files in the walks", () => {
     svc.close();
   });
 
+  test("a directory read cut at the walk cap still has its ignore file applied (it sorts after the kept names)", async () => {
+    const { svc, root } = single({}, { max_walk_entries: 3 });
+    write(root, ".gitignore", "+1.txt\n");
+    for (const n of ["+1.txt", "+2.txt", "+3.txt", "+4.txt"]) write(root, n, "x");
+    // `+` sorts before `.`: the four smallest names kept by the bounded read hold no .gitignore
+    const r = await svc.findFiles({ workdir: "w", pattern: "*" });
+    expect(r).toEqual({ matches: [{ path: "+2.txt" }, { path: "+3.txt" }], returned: 2, truncated: true, ignored: 1 });
+    const s = await svc.searchText({ workdir: "w", query: "x" });
+    expect([s.matches.map((m) => m.path), s.truncated, s.ignored]).toEqual([["+2.txt", "+3.txt"], true, 1]);
+    svc.close();
+  });
+
   test("a walk below the root applies the ancestors' rules; a path named explicitly is walked", async () => {
     const { svc, root } = single();
     write(root, ".gitignore", "vendor/\nsrc/gen/*.ts\n*.bak\n");
