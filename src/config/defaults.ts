@@ -28,6 +28,7 @@ export const DEFAULT_POLICY: Readonly<WorkdirPolicy> = {
   max_binary_transfer_bytes: 8_388_608,
   cross_mounts: true,
   refuse_hardlinked_reads: false,
+  respect_ignore_files: true,
 };
 
 export const DEFAULT_AGENT = {

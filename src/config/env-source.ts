@@ -40,6 +40,7 @@ export const ENV_GLOBALS: Readonly<Record<string, { path: readonly string[]; kin
   SERVERFS_MAX_BINARY_TRANSFER_BYTES: { path: ["defaults", "max_binary_transfer_bytes"], kind: "int" },
   SERVERFS_CROSS_MOUNTS: { path: ["defaults", "cross_mounts"], kind: "bool" },
   SERVERFS_REFUSE_HARDLINKED_READS: { path: ["defaults", "refuse_hardlinked_reads"], kind: "bool" },
+  SERVERFS_RESPECT_IGNORE_FILES: { path: ["defaults", "respect_ignore_files"], kind: "bool" },
   SERVERFS_AGENT_BRIDGE_ENABLED: { path: ["agent", "enabled"], kind: "bool" },
   SERVERFS_AGENT_ENABLE_FAKE_RUNTIME: { path: ["agent", "enable_fake_runtime"], kind: "bool" },
   SERVERFS_AGENT_BRIDGE_TIMEOUT_SECONDS: { path: ["agent", "bridge_timeout_seconds"], kind: "int" },
@@ -91,6 +92,7 @@ export const WORKDIR_FIELDS: Readonly<Record<string, Kind>> = {
   MAX_BINARY_TRANSFER_BYTES: "int",
   CROSS_MOUNTS: "bool",
   REFUSE_HARDLINKED_READS: "bool",
+  RESPECT_IGNORE_FILES: "bool",
   AGENT_MODE: "string",
   AGENT_RUNTIMES: "list",
 };

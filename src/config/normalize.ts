@@ -115,6 +115,7 @@ const POLICY_KEYS = [
   "max_binary_transfer_bytes",
   "cross_mounts",
   "refuse_hardlinked_reads",
+  "respect_ignore_files",
 ] as const satisfies readonly (keyof WorkdirPolicy)[];
 
 /** The agent scalars whose absence means the default, in the order the normalized document lists them. */

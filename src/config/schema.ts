@@ -89,6 +89,7 @@ const policyFields = {
   max_binary_transfer_bytes: positiveInt,
   cross_mounts: bool,
   refuse_hardlinked_reads: bool,
+  respect_ignore_files: bool,
 };
 
 const workdir = (): Node =>
@@ -210,6 +211,7 @@ interface RawPolicy {
   max_binary_transfer_bytes?: number;
   cross_mounts?: boolean;
   refuse_hardlinked_reads?: boolean;
+  respect_ignore_files?: boolean;
 }
 
 export interface RawWorkdir extends RawPolicy {

@@ -46,6 +46,7 @@ log_level = "INFO"                  # DEBUG | INFO | WARNING | ERROR
 # max_binary_transfer_bytes = ${P.max_binary_transfer_bytes}
 # cross_mounts = ${P.cross_mounts}                # false: a mount point inside a workdir is refused
 # refuse_hardlinked_reads = ${P.refuse_hardlinked_reads}    # true: files with several hard links are not read
+# respect_ignore_files = ${P.respect_ignore_files}     # false: find_files, search_text and directory_tree ignore .gitignore/.ignore
 
 # One [[workdirs]] table per exposed directory (1 to 64).
 [[workdirs]]

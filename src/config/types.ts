@@ -44,6 +44,8 @@ export interface WorkdirPolicy {
   cross_mounts: boolean;
   /** true: content reads of a regular file with more than one hard link are refused. */
   refuse_hardlinked_reads: boolean;
+  /** find_files, search_text and directory_tree leave out what .gitignore/.ignore files ignore (docs/tools.md). */
+  respect_ignore_files: boolean;
 }
 
 export interface Workdir extends WorkdirPolicy {

@@ -6,28 +6,43 @@
 // directory is read keeping only as many of its smallest entries as that budget still allows, so
 // one huge directory costs memory in proportion to the budget, not to its size. The walk runs
 // under search_timeout_seconds (SEARCH_TIMEOUT) and gives the event loop back every 25 ms, so a
-// big tree never holds up other requests.
+// big tree never holds up other requests. Ignore files and `exclude` (./walk-filter.ts) prune
+// after the policy: an ignored or excluded directory is never opened.
 
 import type { Target, Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import { compileFnmatch, MAX_GLOB_CHARS, type GlobMatcher } from "./glob.ts";
 import type { DirEntryInfo } from "../../platform/fs/native.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
+import type { IgnoreLevel, WalkIgnore } from "./ignore/index.ts";
+import { childSub, compileExclude, walkIgnoreFor, type WalkFilterArgs } from "./walk-filter.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
   returned: number;
   truncated: boolean;
+  /** Entries ignore files left out (0 with include_ignored or respect_ignore_files = false). */
+  ignored: number;
+  /** Ignore files that were cut, held too many patterns or could not be read. */
+  ignore_warnings?: string[];
 }
 
 interface Pending {
   parts: string[];
   rel: string;
+  /** Path below the walk root. */
+  sub: string;
+  /** The ignore rules in force in this directory's parent. */
+  level: IgnoreLevel | null;
 }
 
 interface Open {
   dir: Pending;
   fd: number;
+  /** The ignore rules in force for this directory's entries (once it is read). */
+  level: IgnoreLevel | null;
+  /** Entries the read may keep. */
+  budget: number;
   /** Until the directory is read: the read in progress (it may pause between chunks). */
   read: WalkDirRead | null;
   entries: DirEntryInfo[];
@@ -35,17 +50,21 @@ interface Open {
   subdirs: Pending[];
 }
 
-export async function findFiles(ws: Workspace, t: Target, pattern: string, limit: number, signal?: AbortSignal): Promise<FindOutput> {
+export async function findFiles(ws: Workspace, t: Target, pattern: string, limit: number, signal?: AbortSignal, filter: WalkFilterArgs = {}): Promise<FindOutput> {
   if (pattern.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `pattern must be at most ${MAX_GLOB_CHARS} characters`);
+  const exclude = compileExclude(t, filter.exclude);
   const clock = new WalkClock(t, ws.registry.limits.search_timeout_seconds, signal, "find", 16);
-  const walk = new FindWalk(ws, t, compileFnmatch(pattern), limit, clock);
+  const walk = new FindWalk(ws, t, compileFnmatch(pattern), limit, clock, walkIgnoreFor(ws, t, filter), exclude);
   try {
     while (!walk.step()) await clock.pause();
   } finally {
     walk.close();
     clock.finished();
   }
-  return { matches: walk.matches, returned: walk.matches.length, truncated: walk.truncated };
+  const out: FindOutput = { matches: walk.matches, returned: walk.matches.length, truncated: walk.truncated, ignored: walk.ignore?.ignored ?? 0 };
+  const warnings = walk.ignore?.warnings() ?? [];
+  if (warnings.length > 0) out.ignore_warnings = warnings;
+  return out;
 }
 
 /**
@@ -69,8 +88,10 @@ class FindWalk {
     private readonly matcher: GlobMatcher,
     private readonly limit: number,
     private readonly clock: WalkClock,
+    readonly ignore: WalkIgnore | null,
+    private readonly exclude: ((sub: string, name: string) => boolean) | null,
   ) {
-    this.stack = [{ parts: t.parts, rel: t.rel }];
+    this.stack = [{ parts: t.parts, rel: t.rel, sub: "", level: ignore === null ? null : ignore.start(t.parts).level }];
     this.root = ws.rootFd(t);
     this.maxWalk = ws.registry.limits.max_walk_entries;
   }
@@ -88,24 +109,32 @@ class FindWalk {
         const fd = openWalkDir(ws, t, this.root, dir, this.first);
         if (fd === null) continue;
         this.first = false;
-        c = this.cur = { dir, fd, read: null, entries: [], next: 0, subdirs: [] };
-        c.read = new WalkDirRead(ws, t, fd, this.maxWalk - this.walked + 1);
+        c = this.cur = { dir, fd, level: null, read: null, entries: [], next: 0, subdirs: [], budget: this.maxWalk - this.walked + 1 };
+        c.read = new WalkDirRead(ws, t, fd, c.budget);
       }
       if (c.read !== null) {
         while (!c.read.step()) if (clock.due()) return false;
         c.entries = c.read.entries;
         c.read = null;
+        if (this.ignore !== null) c.level = this.ignore.enterRead(c.dir.level, c.fd, c.dir.rel, c.entries, c.budget);
       }
-      const { dir, fd, entries, subdirs } = c;
+      const { dir, fd, entries, subdirs, level } = c;
+      const { ignore, exclude } = this;
       while (c.next < entries.length) {
         if (clock.tick()) return false;
         const e = entries[c.next++] as DirEntryInfo;
         if (++this.walked > this.maxWalk) return this.stop();
         if (!policy.entryVisible(dir.rel, e.name)) continue;
         const kind = entryKind(ws, fd, e);
+        if (kind !== "directory" && kind !== "file") continue;
+        if (ignore !== null && ignore.isIgnored(level, dir.rel, e.name, kind === "directory")) {
+          ignore.ignored++;
+          continue;
+        }
+        if (exclude !== null && exclude(childSub(dir.sub, e.name), e.name)) continue;
         // the path is built only for what is kept: most entries of a big walk are neither
-        if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}` });
-        else if (kind === "file" && this.matcher.test(e.name)) {
+        if (kind === "directory") subdirs.push({ parts: [...dir.parts, e.name], rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}`, sub: childSub(dir.sub, e.name), level });
+        else if (this.matcher.test(e.name)) {
           if (this.matches.length === this.limit) return this.stop();
           this.matches.push({ path: dir.rel === "" ? e.name : `${dir.rel}/${e.name}` });
         }

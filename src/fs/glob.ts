@@ -203,6 +203,11 @@ function build(tokens: Token[]): GlobMatcher {
   return fastPath(tokens) ?? new Nfa(tokens);
 }
 
+/** A token list another dialect produced (git ignore patterns, ./ignore/wildmatch.ts), with the same fast paths. */
+export function compileTokens(tokens: Token[]): GlobMatcher {
+  return build(tokens);
+}
+
 /** Python fnmatchcase over a single name. */
 export function compileFnmatch(pattern: string): GlobMatcher {
   return build(fnmatchTokens(pattern));

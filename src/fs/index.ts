@@ -19,4 +19,5 @@ export type { MoveOutput } from "./move.ts";
 export type { BinaryMeta, UploadOutput } from "./binary.ts";
 export { REVISION_PATTERN } from "./revision.ts";
 export { MAX_GLOB_CHARS } from "./glob.ts";
+export { MAX_EXCLUDE_GLOBS } from "./walk-filter.ts";
 export { MAX_CONTEXT_LINES, MAX_REGEX_CHARS } from "./search/index.ts";

@@ -4,7 +4,9 @@
 // so a page costs memory in proportion to how deep it is, never to how large the directory is;
 // the depth is bounded by max_walk_entries (deeper: INVALID_ARGUMENT naming offset). The scan
 // gives the event loop back every 25 ms so other requests keep being answered (no deadline: a
-// listing is bounded by the directory itself).
+// listing is bounded by the directory itself). Ignore files never hide an entry here: unless the
+// workdir sets respect_ignore_files = false, an entry they ignore (or every entry, when the
+// directory itself lies in an ignored one) is marked `ignored: true`.
 
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
@@ -12,6 +14,7 @@ import { fail } from "./fail.ts";
 import { openAt } from "./open.ts";
 import { isoSeconds, typeOf, type ObjectType } from "./revision.ts";
 import { readDirPaced, WalkClock } from "./walk.ts";
+import { walkIgnoreFor } from "./walk-filter.ts";
 
 export interface ListEntry {
   name: string;
@@ -19,6 +22,8 @@ export interface ListEntry {
   type: ObjectType;
   size: number | null;
   modified_at: string | null;
+  /** Present (true) when ignore files ignore this entry. */
+  ignored?: true;
 }
 
 export interface ListDirectoryOutput {
@@ -29,6 +34,8 @@ export interface ListDirectoryOutput {
   limit: number;
   returned: number;
   has_more: boolean;
+  /** Ignore files that were cut, held too many patterns or could not be read. */
+  ignore_warnings?: string[];
 }
 
 export async function listDirectory(ws: Workspace, t: Target, offset: number, limit: number): Promise<ListDirectoryOutput> {
@@ -55,6 +62,9 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
       throw fail("ACCESS_DENIED", t.alias, t.rel);
     }
+    const ignore = walkIgnoreFor(ws, t, {});
+    const above = ignore === null ? null : ignore.start(t.parts);
+    const level = ignore === null || above === null ? null : ignore.enter(above.level, dirFd, t.rel);
     const entries: ListEntry[] = [];
     for (const { name } of page) {
       let st;
@@ -64,15 +74,20 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
         continue; // vanished between readdir and lstat
       }
       const type = typeOf(st);
-      entries.push({
+      const entry: ListEntry = {
         name,
         path: t.rel === "" ? name : `${t.rel}/${name}`,
         type,
         size: type === "file" ? Number(st.size) : null,
         modified_at: isoSeconds(st),
-      });
+      };
+      if (ignore !== null && (above?.insideIgnored === true || ignore.isIgnored(level, t.rel, name, type === "directory"))) entry.ignored = true;
+      entries.push(entry);
     }
-    return { workdir: t.alias, path: t.rel, entries, offset, limit, returned: entries.length, has_more: offset + limit < visible };
+    const out: ListDirectoryOutput = { workdir: t.alias, path: t.rel, entries, offset, limit, returned: entries.length, has_more: offset + limit < visible };
+    const warnings = ignore?.warnings() ?? [];
+    if (warnings.length > 0) out.ignore_warnings = warnings;
+    return out;
   } finally {
     closeQuietly(dirFd);
   }

@@ -21,9 +21,22 @@ import { readMediaFile, type MediaOutput } from "./media.ts";
 import { readTailLines, type TailTextOutput } from "./tail.ts";
 import { MAX_CONTEXT_LINES, searchText, type SearchOutput } from "./search/index.ts";
 import { statFile, type StatOutput } from "./stat.ts";
+import type { WalkFilterArgs } from "./walk-filter.ts";
 import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
 export const DEFAULT_MAX_LINES = 200;
+
+/** The walk filters find_files, search_text and directory_tree take (./walk-filter.ts). */
+export interface WalkFilterParams {
+  include_ignored?: boolean;
+  exclude?: string[];
+}
+
+function walkFilter(t: Target, a: WalkFilterParams): WalkFilterArgs {
+  if (a.include_ignored !== undefined && typeof a.include_ignored !== "boolean") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "include_ignored must be a boolean");
+  if (a.exclude !== undefined && !Array.isArray(a.exclude)) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "exclude must be a list of globs");
+  return { includeIgnored: a.include_ignored === true, exclude: a.exclude ?? [] };
+}
 
 export interface WorkdirSummary {
   alias: string;
@@ -48,10 +61,19 @@ export interface PublishedLimits {
 export interface FileService {
   listWorkdirs(): { workdirs: WorkdirSummary[] };
   listDirectory(a: { workdir: string; path?: string; offset?: number; limit?: number }): Promise<ListDirectoryOutput>;
-  findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number }, signal?: AbortSignal): Promise<FindOutput>;
-  directoryTree(a: { workdir: string; path?: string; max_depth?: number; limit?: number }, signal?: AbortSignal): Promise<DirectoryTreeOutput>;
+  findFiles(a: { workdir: string; pattern: string; path?: string; limit?: number } & WalkFilterParams, signal?: AbortSignal): Promise<FindOutput>;
+  directoryTree(a: { workdir: string; path?: string; max_depth?: number; limit?: number } & WalkFilterParams, signal?: AbortSignal): Promise<DirectoryTreeOutput>;
   searchText(
-    a: { workdir: string; query: string; path?: string; glob?: string | null; case_sensitive?: boolean; limit?: number; regex?: boolean; context_lines?: number },
+    a: {
+      workdir: string;
+      query: string;
+      path?: string;
+      glob?: string | null;
+      case_sensitive?: boolean;
+      limit?: number;
+      regex?: boolean;
+      context_lines?: number;
+    } & WalkFilterParams,
     signal?: AbortSignal,
   ): Promise<SearchOutput>;
   readTextFile(
@@ -141,14 +163,14 @@ export function createFileService(registry: Registry, options: FileServiceOption
       const t = ws().prepare(a.workdir, a.path);
       const pattern = requireString(t, a.pattern, "pattern");
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
-      return findFiles(ws(), t, pattern, limit, signal);
+      return findFiles(ws(), t, pattern, limit, signal, walkFilter(t, a));
     },
 
     async directoryTree(a, signal) {
       const t = ws().prepare(a.workdir, a.path);
       const maxDepth = clampLimit(positiveIntOrUndefined(t, a.max_depth, "max_depth"), DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH);
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.max_list_entries, limits.max_list_entries);
-      return directoryTree(ws(), t, maxDepth, limit, signal);
+      return directoryTree(ws(), t, maxDepth, limit, signal, walkFilter(t, a));
     },
 
     async searchText(a, signal) {
@@ -158,7 +180,7 @@ export function createFileService(registry: Registry, options: FileServiceOption
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
       const contextLines = nonNegativeInt(t, a.context_lines, "context_lines", 0);
       if (contextLines > MAX_CONTEXT_LINES) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `context_lines must be at most ${MAX_CONTEXT_LINES}`);
-      return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit, regex: a.regex === true, contextLines }, signal);
+      return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit, regex: a.regex === true, contextLines, ...walkFilter(t, a) }, signal);
     },
 
     async readTextFile(a, signal) {

@@ -8,7 +8,9 @@
 // directory like any other (as for find_files). Symlinks are listed as symlinks, never followed.
 // Every name seen counts toward max_walk_entries, hidden ones included; the walk stops after the
 // directory that reaches it. The walk runs under search_timeout_seconds (SEARCH_TIMEOUT) and gives
-// the event loop back every 25 ms.
+// the event loop back every 25 ms. Ignore files and `exclude` (./walk-filter.ts) filter names in
+// the same bounded read, after the policy, so what they leave out takes no room in the answer;
+// an ignored or excluded directory is not shown and never read.
 
 import { ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
@@ -16,6 +18,8 @@ import { fail } from "./fail.ts";
 import { typeOf, type ObjectType } from "./revision.ts";
 import { exhausted, openWalkDir, readDirPaced, WalkClock } from "./walk.ts";
 import type { DirSelection } from "../../platform/fs/native.ts";
+import type { IgnoreLevel, WalkIgnore } from "./ignore/index.ts";
+import { childSub, compileExclude, walkIgnoreFor, type WalkFilterArgs } from "./walk-filter.ts";
 
 export const DEFAULT_TREE_DEPTH = 3;
 /** Deeper requests are clamped: past a few levels a tree is better explored from a sub-directory. */
@@ -44,31 +48,55 @@ export interface DirectoryTreeOutput {
   truncated: boolean;
   /** Some directory sits at max_depth and was not read. */
   depth_limited: boolean;
+  /** Entries ignore files left out (0 with include_ignored or respect_ignore_files = false). */
+  ignored: number;
+  /** Ignore files that were cut, held too many patterns or could not be read. */
+  ignore_warnings?: string[];
 }
 
 interface Pending {
   node: TreeNode;
   parts: string[];
   rel: string;
+  /** Path below the walk root. */
+  sub: string;
   depth: number;
+  /** The ignore rules in force in this directory's parent. */
+  level: IgnoreLevel | null;
 }
 
-export async function directoryTree(ws: Workspace, t: Target, maxDepth: number, limit: number, signal?: AbortSignal): Promise<DirectoryTreeOutput> {
+export async function directoryTree(
+  ws: Workspace,
+  t: Target,
+  maxDepth: number,
+  limit: number,
+  signal?: AbortSignal,
+  filter: WalkFilterArgs = {},
+): Promise<DirectoryTreeOutput> {
+  const exclude = compileExclude(t, filter.exclude);
   const clock = new WalkClock(t, ws.registry.limits.search_timeout_seconds, signal, "tree", 16);
   try {
-    return await walkTree(ws, t, maxDepth, limit, clock);
+    return await walkTree(ws, t, maxDepth, limit, clock, walkIgnoreFor(ws, t, filter), exclude);
   } finally {
     clock.finished();
   }
 }
 
-async function walkTree(ws: Workspace, t: Target, maxDepth: number, limit: number, clock: WalkClock): Promise<DirectoryTreeOutput> {
+async function walkTree(
+  ws: Workspace,
+  t: Target,
+  maxDepth: number,
+  limit: number,
+  clock: WalkClock,
+  ignore: WalkIgnore | null,
+  exclude: ((sub: string, name: string) => boolean) | null,
+): Promise<DirectoryTreeOutput> {
   const limits = ws.registry.limits;
   const root = ws.rootFd(t);
   const policy = t.wd.policy;
   const maxWalk = limits.max_walk_entries;
   const tree: TreeNode = { name: t.parts[t.parts.length - 1] ?? "", type: "directory" };
-  const queue: Pending[] = [{ node: tree, parts: t.parts, rel: t.rel, depth: 0 }];
+  const queue: Pending[] = [{ node: tree, parts: t.parts, rel: t.rel, sub: "", depth: 0, level: ignore === null ? null : ignore.start(t.parts).level }];
   let returned = 0;
   let walked = 0;
   let capped = false;
@@ -88,10 +116,27 @@ async function walkTree(ws: Workspace, t: Target, maxDepth: number, limit: numbe
     try {
       const room = limit - returned;
       let seen = 0;
+      const level = ignore === null ? null : ignore.enter(dir.level, fd, dir.rel);
+      // Whether an entry is a directory, for the directory-only ignore patterns that alone decide.
+      const isDir = (name: string): boolean => {
+        try {
+          return ws.native.lstatChild(fd, name).isDirectory();
+        } catch {
+          return false; // vanished: left to the lstat below
+        }
+      };
       // One name more than the answer can hold tells whether the directory was cut.
       const keep = (name: string): boolean => {
         seen++;
-        return policy.entryVisible(dir.rel, name);
+        if (!policy.entryVisible(dir.rel, name)) return false;
+        if (ignore !== null) {
+          const v = ignore.verdict(level, dir.rel, name);
+          if (v === "ignored" || (v === "depends" && ignore.isIgnored(level, dir.rel, name, isDir(name)))) {
+            ignore.ignored++;
+            return false;
+          }
+        }
+        return exclude === null || !exclude(childSub(dir.sub, name), name);
       };
       let sel: DirSelection;
       try {
@@ -118,7 +163,9 @@ async function walkTree(ws: Workspace, t: Target, maxDepth: number, limit: numbe
         children.push(node);
         returned++;
         if (type !== "directory") continue;
-        if (dir.depth + 1 < maxDepth) queue.push({ node, parts: [...dir.parts, e.name], rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}`, depth: dir.depth + 1 });
+        if (dir.depth + 1 < maxDepth) {
+          queue.push({ node, parts: [...dir.parts, e.name], rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}`, sub: childSub(dir.sub, e.name), depth: dir.depth + 1, level });
+        }
         else depthLimited = true;
       }
       dir.node.children = children;
@@ -131,5 +178,8 @@ async function walkTree(ws: Workspace, t: Target, maxDepth: number, limit: numbe
       ws.native.closeFast(fd);
     }
   }
-  return { workdir: t.alias, path: t.rel, max_depth: maxDepth, limit, tree, returned, truncated, depth_limited: depthLimited };
+  const out: DirectoryTreeOutput = { workdir: t.alias, path: t.rel, max_depth: maxDepth, limit, tree, returned, truncated, depth_limited: depthLimited, ignored: ignore?.ignored ?? 0 };
+  const warnings = ignore?.warnings() ?? [];
+  if (warnings.length > 0) out.ignore_warnings = warnings;
+  return out;
 }

@@ -73,7 +73,7 @@ describe("walks over a directory larger than the remaining budget", () => {
     // 2 (a, big) + 3 (a/*) + 5 hidden = 10 walked before big's files: 20 of them fit in 30
     const { svc, root } = single({}, { max_walk_entries: 30 });
     capTree(root, 400, 5);
-    expect(await svc.findFiles({ workdir: "w", pattern: "*.txt", limit: 100 })).toEqual({ matches: [...A, ...big(20)].map((p) => ({ path: p })), returned: 23, truncated: true });
+    expect(await svc.findFiles({ workdir: "w", pattern: "*.txt", limit: 100 })).toEqual({ matches: [...A, ...big(20)].map((p) => ({ path: p })), returned: 23, truncated: true, ignored: 0 });
     // the match limit still stops first when it comes first
     expect(await svc.findFiles({ workdir: "w", pattern: "*.txt", limit: 5 })).toMatchObject({ returned: 5, truncated: true });
   });
@@ -81,7 +81,7 @@ describe("walks over a directory larger than the remaining budget", () => {
   test("find_files: a walk that visits exactly the cap is not truncated", async () => {
     const { svc, root } = single({}, { max_walk_entries: 30 });
     capTree(root, 20, 5);
-    expect(await svc.findFiles({ workdir: "w", pattern: "*.txt", limit: 100 })).toEqual({ matches: [...A, ...big(20)].map((p) => ({ path: p })), returned: 23, truncated: false });
+    expect(await svc.findFiles({ workdir: "w", pattern: "*.txt", limit: 100 })).toEqual({ matches: [...A, ...big(20)].map((p) => ({ path: p })), returned: 23, truncated: false, ignored: 0 });
   });
 
   test("search_text: the same cap, counted the same way, reported as truncated", async () => {

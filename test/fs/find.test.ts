@@ -48,7 +48,7 @@ describe("find_files", () => {
     const cap = single({}, { max_walk_entries: 1 });
     write(cap.root, "a.txt", "x");
     write(cap.root, "b.txt", "x");
-    expect(await cap.svc.findFiles({ workdir: "w", pattern: "*.txt" })).toEqual({ matches: [{ path: "a.txt" }], returned: 1, truncated: true });
+    expect(await cap.svc.findFiles({ workdir: "w", pattern: "*.txt" })).toEqual({ matches: [{ path: "a.txt" }], returned: 1, truncated: true, ignored: 0 });
   });
 
   test.skipIf(process.platform !== "linux" || Bun.which("prlimit") === null)("descriptor use is bounded by depth; EMFILE is RESOURCE_EXHAUSTED", () => {

@@ -13,7 +13,7 @@ describe("deadline on every entry", () => {
   test("find_files past its deadline is SEARCH_TIMEOUT; an empty directory has nothing to time out", async () => {
     const { svc, root } = single({}, { search_timeout_seconds: 0 });
     fs.mkdirSync(path.join(root, "empty"));
-    expect(await svc.findFiles({ workdir: "w", pattern: "*", path: "empty" })).toEqual({ matches: [], returned: 0, truncated: false });
+    expect(await svc.findFiles({ workdir: "w", pattern: "*", path: "empty" })).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
     write(root, "a.txt", "x");
     await expectCode(svc.findFiles({ workdir: "w", pattern: "*.txt" }), "SEARCH_TIMEOUT");
     // the walk root is still validated first

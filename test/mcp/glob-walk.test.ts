@@ -125,8 +125,8 @@ describe("globs and walks through serve over stdio", () => {
       expect(sc(r).message).toContain(`'${param}'`);
       expect(sc(r).message).not.toContain("*****");
     }
-    expect(sc(byId(server.replies, 32))).toEqual({ matches: [], returned: 0, truncated: false });
-    expect(sc(byId(server.replies, 33))).toEqual({ matches: [], returned: 0, truncated: false });
+    expect(sc(byId(server.replies, 32))).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
+    expect(sc(byId(server.replies, 33))).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
   });
 
   test("find_files past search_timeout_seconds is SEARCH_TIMEOUT, and a second request is answered first", async () => {
@@ -143,7 +143,7 @@ describe("globs and walks through serve over stdio", () => {
     await server.until([50, 51]);
     const order = server.replies.map((r) => r.id).filter((id) => id === 50 || id === 51);
     expect(order).toEqual([51, 50]);
-    expect(sc(byId(server.replies, 51))).toEqual({ matches: [{ path: "plain.txt" }], returned: 1, truncated: false });
+    expect(sc(byId(server.replies, 51))).toEqual({ matches: [{ path: "plain.txt" }], returned: 1, truncated: false, ignored: 0 });
     expect(sc(byId(server.replies, 50))).toMatchObject({ code: "SEARCH_TIMEOUT" });
   });
 });

@@ -68,6 +68,7 @@ describe("directory_tree over MCP", () => {
       returned: 5,
       truncated: false,
       depth_limited: true,
+      ignored: 0,
     });
     expect(res.content).toHaveLength(2);
     expect(res.content[0]).toEqual({

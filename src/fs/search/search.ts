@@ -24,6 +24,9 @@
 // batches finished in order already hold limit+1. A directory descriptor stays open until every
 // batch naming it has been answered. Only Linux with openat2 has the worker (see search-pool.ts);
 // elsewhere every batch is scanned here, with the same results.
+//
+// Ignore files and `exclude` (../walk-filter.ts) prune after the policy, on this thread, before a
+// file joins a batch: an ignored or excluded directory is never opened.
 
 import type { Target, Workspace } from "../context.ts";
 import { fail } from "../fail.ts";
@@ -36,6 +39,8 @@ import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "../walk.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
 import { isConfined } from "../../../platform/fs/resolve-linux.ts";
+import type { IgnoreLevel, WalkIgnore } from "../ignore/index.ts";
+import { compileExclude, walkIgnoreFor, type WalkFilterArgs } from "../walk-filter.ts";
 
 export type { SearchMatch } from "./scan.ts";
 
@@ -47,9 +52,13 @@ export interface SearchOutput {
   matches: SearchMatch[];
   returned: number;
   truncated: boolean;
+  /** Entries ignore files left out (0 with include_ignored or respect_ignore_files = false). */
+  ignored: number;
+  /** Ignore files that were cut, held too many patterns or could not be read. */
+  ignore_warnings?: string[];
 }
 
-export interface SearchArgs {
+export interface SearchArgs extends WalkFilterArgs {
   query: string;
   glob: string | null;
   caseSensitive: boolean;
@@ -82,6 +91,8 @@ interface Dir {
   parts: string[];
   rel: string;
   sub: string;
+  /** The ignore rules in force in this directory's parent. */
+  level: IgnoreLevel | null;
 }
 
 /** A held directory descriptor: closed once the walk is done with it and no batch names it. */
@@ -103,7 +114,8 @@ export async function searchText(ws: Workspace, t: Target, args: SearchArgs, sig
   // thread's scanner uses the same program (the worker compiles its own from the ScanSpec)
   const regex = args.regex === true ? compileLineRegex(args.query, args.caseSensitive) : null;
   if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
-  const run = new SearchRun(ws, t, args, regex, signal);
+  const exclude = compileExclude(t, args.exclude);
+  const run = new SearchRun(ws, t, args, regex, signal, walkIgnoreFor(ws, t, args), exclude);
   try {
     await run.walk();
     await run.finish();
@@ -140,6 +152,8 @@ class SearchRun {
     private readonly args: SearchArgs,
     regex: RegexLines | null,
     signal: AbortSignal | undefined,
+    private readonly ignore: WalkIgnore | null,
+    private readonly exclude: ((sub: string, name: string) => boolean) | null,
   ) {
     const limits = ws.registry.limits;
     this.clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1, SEARCH_GC_TICKS);
@@ -159,7 +173,8 @@ class SearchRun {
     const globMatch = this.args.glob === null || this.args.glob === "" ? null : compileSearchGlob(this.args.glob);
     const root = ws.rootFd(t);
     const policy = t.wd.policy;
-    const stack: Dir[] = [{ parts: t.parts, rel: t.rel, sub: "" }];
+    const { ignore, exclude } = this;
+    const stack: Dir[] = [{ parts: t.parts, rel: t.rel, sub: "", level: ignore === null ? null : ignore.start(t.parts).level }];
     let first = true;
     // Like find_files: every child seen counts toward max_walk_entries before any filtering.
     const maxWalk = ws.registry.limits.max_walk_entries;
@@ -178,11 +193,14 @@ class SearchRun {
         break;
       }
       const ref: DirRef = { fd: dirFd, refs: 1 };
+      let level: IgnoreLevel | null = null;
       const noXdev = isConfined(dirFd);
       const subdirs: Dir[] = [];
       try {
-        const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1);
+        const budget = maxWalk - walked + 1;
+        const read = new WalkDirRead(ws, t, dirFd, budget);
         while (!read.step()) if (clock.due()) await clock.pause();
+        if (ignore !== null) level = ignore.enterRead(dir.level, dirFd, dir.rel, read.entries, budget);
         for (const e of read.entries) {
           if (clock.tick()) await clock.pause();
           if (++walked > maxWalk) {
@@ -192,12 +210,17 @@ class SearchRun {
           if (VCS_DIRS.has(e.name)) continue;
           if (!policy.entryVisible(dir.rel, e.name)) continue;
           const kind = entryKind(ws, dirFd, e);
-          if (kind === "directory") {
-            const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
-            subdirs.push({ parts: [...dir.parts, e.name], rel, sub: dir.sub === "" ? e.name : `${dir.sub}/${e.name}` });
+          if (kind !== "directory" && kind !== "file") continue;
+          if (ignore !== null && ignore.isIgnored(level, dir.rel, e.name, kind === "directory")) {
+            ignore.ignored++;
             continue;
           }
-          if (kind !== "file") continue;
+          if (exclude !== null && exclude(dir.sub === "" ? e.name : `${dir.sub}/${e.name}`, e.name)) continue;
+          if (kind === "directory") {
+            const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
+            subdirs.push({ parts: [...dir.parts, e.name], rel, sub: dir.sub === "" ? e.name : `${dir.sub}/${e.name}`, level });
+            continue;
+          }
           if (globMatch !== null && !globMatch(dir.sub === "" ? e.name : `${dir.sub}/${e.name}`, e.name)) continue;
           let g = this.groups[this.groups.length - 1];
           if (g === undefined || g.ref !== ref) {
@@ -262,7 +285,10 @@ class SearchRun {
     if (matches.length > this.want) matches.length = this.want;
     const truncated = this.capped || matches.length > this.args.limit;
     const returned = truncated ? matches.slice(0, this.args.limit) : matches;
-    return { matches: returned, returned: returned.length, truncated };
+    const out: SearchOutput = { matches: returned, returned: returned.length, truncated, ignored: this.ignore?.ignored ?? 0 };
+    const warnings = this.ignore?.warnings() ?? [];
+    if (warnings.length > 0) out.ignore_warnings = warnings;
+    return out;
   }
 
   private release(ref: DirRef): void {

@@ -66,3 +66,31 @@ export function optionalBoundedCount(defaultValue: number, maximum: number, desc
 export const revisionOut = z.string().describe("Opaque revision token of the object ('v1:' + 16 hex).");
 
 export const entryType = z.enum(["file", "directory", "symlink", "other", "reparse_point"]);
+
+/** find_files, search_text and directory_tree: ignore files are on unless this is true. */
+export const includeIgnoredArg = z
+  .boolean()
+  .default(false)
+  .describe(
+    "true: also return what .gitignore, .ignore and .git/info/exclude files ignore (on by default: ignored entries are left out " +
+      "and counted in 'ignored'). Hidden, denied and reserved paths stay out either way.",
+  );
+
+/** find_files, search_text and directory_tree: the caller's own pruning globs. */
+export function excludeArg(maxGlobs: number, maxChars: number) {
+  return z
+    .array(z.string().min(1).max(maxChars))
+    .max(maxGlobs)
+    .default([])
+    .describe(
+      `Globs to leave out, with search_text.glob's syntax, relative to path: without '/' a name at any depth ('*.min.js', 'dist'), ` +
+        `with '/' a path ('src/gen/**'). They match files and directories alike; a matched directory is not entered. At most ${maxGlobs} globs of ${maxChars} characters.`,
+    );
+}
+
+/** The output fields ignore files add to a walk's answer. */
+export const ignoredCount = z.number().int().describe("Entries left out because ignore files ignore them (0 with include_ignored).");
+export const ignoreWarnings = z
+  .array(z.string())
+  .optional()
+  .describe("Ignore files used only in part or not at all (too large, too many patterns, unreadable); the walk went on without the rest.");

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "../../../fs/index.ts";
+import { DEFAULT_TREE_DEPTH, MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
-import { boundedCount, entryType, rootPathArg, workdirArg } from "./common.ts";
+import { boundedCount, entryType, excludeArg, ignoredCount, ignoreWarnings, includeIgnoredArg, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
 
 export function directoryTreeInput(deps: FsToolDeps) {
@@ -10,6 +10,8 @@ export function directoryTreeInput(deps: FsToolDeps) {
     path: rootPathArg,
     max_depth: boundedCount(DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH, "Levels to show below path (1 = its entries only)."),
     limit: boundedCount(deps.limits.max_list_entries, deps.limits.max_list_entries, "Maximum entries in the whole tree."),
+    include_ignored: includeIgnoredArg,
+    exclude: excludeArg(MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS),
   });
 }
 
@@ -32,6 +34,8 @@ export const directoryTreeOutput = z.object({
   returned: z.number().int(),
   truncated: z.boolean(),
   depth_limited: z.boolean(),
+  ignored: ignoredCount,
+  ignore_warnings: ignoreWarnings,
 });
 
 /** Longest text rendering: beyond it the text says so and the JSON mirror still holds every node. */
@@ -64,6 +68,8 @@ export function renderTree(out: DirectoryTreeOutput): string {
   const notes = [`${out.returned} entries`];
   if (out.truncated) notes.push("truncated: some directories were not fully listed");
   if (out.depth_limited) notes.push(`directories marked … are deeper than max_depth ${out.max_depth}`);
+  if (out.ignored > 0) notes.push(`${out.ignored} ignored by ignore files (include_ignored=true shows them)`);
+  for (const w of out.ignore_warnings ?? []) notes.push(`ignore file warning: ${w}`);
   lines.push(`(${notes.join("; ")})`);
   return lines.join("\n");
 }
@@ -75,7 +81,8 @@ export function directoryTreeTool(deps: FsToolDeps): McpTool {
     description:
       "Show the tree below a directory of a workdir: every entry's name, type (file, directory, symlink, " +
       `other) and, for files, size in bytes, nested by directory in name order, level by level up to max_depth (default ${DEFAULT_TREE_DEPTH}, ` +
-      `at most ${MAX_TREE_DEPTH}) and at most limit entries. Hidden, denied and reserved entries are not shown; ` +
+      `at most ${MAX_TREE_DEPTH}) and at most limit entries. Hidden, denied and reserved entries are not shown, nor (unless include_ignored=true) ` +
+      "what .gitignore/.ignore files ignore (counted in ignored); " +
       "symlinks are listed but never followed. truncated=true (on the answer and on each directory concerned) " +
       "means the limit or the walk cap left entries out; a directory without children was not read " +
       "(deeper than max_depth): call again with that directory as path.",

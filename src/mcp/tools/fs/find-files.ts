@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { MAX_GLOB_CHARS } from "../../../fs/index.ts";
+import { MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
-import { boundedCount, rootPathArg, workdirArg } from "./common.ts";
+import { boundedCount, excludeArg, ignoredCount, ignoreWarnings, includeIgnoredArg, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
 
 export function findFilesInput(deps: FsToolDeps) {
@@ -14,6 +14,8 @@ export function findFilesInput(deps: FsToolDeps) {
       .describe(`Case-sensitive wildcard matched against the file name only: '*', '?', '[abc]'. Example: '*.md'. At most ${MAX_GLOB_CHARS} characters.`),
     path: rootPathArg,
     limit: boundedCount(deps.limits.default_search_results, deps.limits.max_search_results, "Maximum matches to return."),
+    include_ignored: includeIgnoredArg,
+    exclude: excludeArg(MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS),
   });
 }
 
@@ -21,6 +23,8 @@ export const findFilesOutput = z.object({
   matches: z.array(z.object({ path: z.string() })),
   returned: z.number().int(),
   truncated: z.boolean(),
+  ignored: ignoredCount,
+  ignore_warnings: ignoreWarnings,
 });
 
 export function findFilesTool(deps: FsToolDeps): McpTool {
@@ -30,7 +34,7 @@ export function findFilesTool(deps: FsToolDeps): McpTool {
     description:
       "Find regular files by name below a directory of a workdir (recursive). The pattern matches the " +
       "file name, not the path. Symlinked directories are never entered; hidden, denied and reserved " +
-      "entries are skipped. truncated=true means the limit or the walk cap stopped the search.",
+      "entries are skipped, and so is what .gitignore/.ignore files ignore unless include_ignored=true (counted in ignored). truncated=true means the limit or the walk cap stopped the search.",
     hints: HINTS.read,
     input: findFilesInput(deps),
     output: findFilesOutput,

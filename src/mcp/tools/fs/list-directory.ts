@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
-import { boundedCount, entryType, rootPathArg, workdirArg } from "./common.ts";
+import { boundedCount, entryType, ignoreWarnings, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
 
 export function listDirectoryInput(deps: FsToolDeps) {
@@ -22,12 +22,14 @@ export const listDirectoryOutput = z.object({
       type: entryType,
       size: z.number().int().nullable(),
       modified_at: z.string().nullable(),
+      ignored: z.literal(true).optional().describe("Ignored by .gitignore/.ignore files (find_files, search_text and directory_tree leave it out by default)."),
     }),
   ),
   offset: z.number().int(),
   limit: z.number().int(),
   returned: z.number().int(),
   has_more: z.boolean(),
+  ignore_warnings: ignoreWarnings,
 });
 
 export function listDirectoryTool(deps: FsToolDeps): McpTool {
@@ -38,7 +40,7 @@ export function listDirectoryTool(deps: FsToolDeps): McpTool {
       "List one directory of a workdir, sorted by name, one page at a time (offset/limit; has_more " +
       "says whether another page exists). Each entry has name, workdir-relative path, type (file, " +
       "directory, symlink, other), size for files and modified_at (UTC). Hidden, denied and reserved " +
-      "entries are not shown. Symlinks are listed but never followed.",
+      "entries are not shown. Entries .gitignore/.ignore files ignore are listed, marked ignored=true. Symlinks are listed but never followed.",
     hints: HINTS.read,
     input: listDirectoryInput(deps),
     output: listDirectoryOutput,

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { MAX_CONTEXT_LINES, MAX_GLOB_CHARS, MAX_REGEX_CHARS } from "../../../fs/index.ts";
+import { MAX_CONTEXT_LINES, MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS, MAX_REGEX_CHARS } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
-import { boundedCount, rootPathArg, workdirArg } from "./common.ts";
+import { boundedCount, excludeArg, ignoredCount, ignoreWarnings, includeIgnoredArg, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
 
 export function searchTextInput(deps: FsToolDeps) {
@@ -40,6 +40,8 @@ export function searchTextInput(deps: FsToolDeps) {
           "'before' skips lines already shown for the previous match, 'after' stops before the next matching line. null marks a line that is not valid UTF-8.",
       ),
     limit: boundedCount(deps.limits.default_search_results, deps.limits.max_search_results, "Maximum matches to return."),
+    include_ignored: includeIgnoredArg,
+    exclude: excludeArg(MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS),
   });
 }
 
@@ -57,6 +59,8 @@ export const searchTextOutput = z.object({
   ),
   returned: z.number().int(),
   truncated: z.boolean(),
+  ignored: ignoredCount,
+  ignore_warnings: ignoreWarnings,
 });
 
 export function searchTextTool(deps: FsToolDeps): McpTool {
@@ -68,7 +72,7 @@ export function searchTextTool(deps: FsToolDeps): McpTool {
       "RE2 regular expression. Returns matching lines (path, 1-based line number, line text without " +
       "its newline; a line's text is cut at 2 KiB and marked text_truncated), with context_lines lines " +
       "before/after each match if asked (context_truncated marks a cut context line). Binary files, " +
-      "VCS directories, hidden, denied and reserved paths are skipped. truncated=true means more " +
+      "VCS directories, hidden, denied and reserved paths are skipped, and so is what .gitignore/.ignore files ignore unless include_ignored=true (counted in ignored). truncated=true means more " +
       "matches exist than the limit.",
     hints: HINTS.read,
     input: searchTextInput(deps),

@@ -1,0 +1,133 @@
+// Ignore files on a JavaScript-shaped project: a git repository with 3,000 source files and a
+// .gitignored node_modules of 60,000 files. In one run, through MCP on the COMPILED
+// `serverfs serve` (one long-lived session, warm page cache), interleaved run by run with a
+// fresh ripgrep each time:
+//   search_text (a query that matches nothing, so both read every file they keep)  vs `rg -F`
+//   find_files (a pattern that matches nothing, so the walk is whole)              vs `rg --files`
+//   both again with include_ignored: true                                          vs `rg --no-ignore`
+// It prints the medians, the ratios, the ignored counts, CPU per call, and the machine.
+//
+// usage: bun build/compile.ts linux-x64 && bun bench/fs/ignore.ts [runs]
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { machineLine, median } from "../lib/machine.ts";
+import { cpuNs, openServe, spawnCpuMs, writeServeConfig, type ServeSession } from "../lib/serve-session.ts";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+const BIN = process.env.SERVERFS_BIN ?? path.join(ROOT, "dist/serverfs-linux-x64");
+const QUERY = "zq-no-such-token-7781";
+const SOURCE_FILES = 3_000;
+const MODULE_FILES = 60_000;
+
+function line(i: number): string {
+  return `export function f${i}(a: number, b: number): number { return a * ${i} + b; } // source line\n`;
+}
+
+/** src/ with SOURCE_FILES files in 10-file directories, node_modules/ with MODULE_FILES in 100-file packages. */
+function generate(root: string): void {
+  fs.mkdirSync(root, { recursive: true });
+  fs.writeFileSync(path.join(root, ".gitignore"), "node_modules/\n*.log\ndist/\n");
+  fs.writeFileSync(path.join(root, "package.json"), '{"name":"bench"}\n');
+  const body = Array.from({ length: 30 }, (_, i) => line(i)).join("");
+  for (let i = 0; i < SOURCE_FILES; i++) {
+    const dir = path.join(root, "src", `m${Math.floor(i / 100)}`, `d${Math.floor(i / 10) % 10}`);
+    if (i % 10 === 0) fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `f${i}.ts`), body);
+  }
+  const small = Array.from({ length: 8 }, (_, i) => line(i)).join("");
+  for (let i = 0; i < MODULE_FILES; i++) {
+    const dir = path.join(root, "node_modules", `pkg${Math.floor(i / 100)}`, i % 2 === 0 ? "lib" : "dist");
+    if (i % 100 < 2) fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `m${i}.js`), small);
+  }
+  const git = Bun.spawnSync(["git", "init", "-q"], { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, GIT_CONFIG_NOSYSTEM: "1" } });
+  if (git.exitCode !== 0) throw new Error("git init failed");
+}
+
+interface Series {
+  ms: number[];
+  cpu: number[];
+}
+const series = (): Series => ({ ms: [], cpu: [] });
+
+async function ours(s: ServeSession, tool: string, args: Record<string, unknown>, into: Series): Promise<{ ignored: number }> {
+  const c0 = cpuNs(s.pid);
+  const t0 = performance.now();
+  const r = await s.call(tool, { workdir: "bench", limit: 100, ...args });
+  into.ms.push(performance.now() - t0);
+  into.cpu.push((cpuNs(s.pid) - c0) / 1e6);
+  const out = r.structuredContent as { returned: number; truncated: boolean; ignored: number } | undefined;
+  if (r.isError || out === undefined || out.returned !== 0 || out.truncated) throw new Error(`${tool}: ${JSON.stringify(r.structuredContent)}`);
+  return out;
+}
+
+function rgRun(rg: string, root: string, args: string[], okExit: number, into: Series): void {
+  const t0 = performance.now();
+  const r = Bun.spawnSync([rg, "--no-messages", ...args], { cwd: root, stdout: "ignore" });
+  into.ms.push(performance.now() - t0);
+  into.cpu.push(spawnCpuMs(r));
+  if (r.exitCode !== okExit) throw new Error(`rg ${args.join(" ")} exited ${r.exitCode}`);
+}
+
+function fmt(xs: number[]): string {
+  return `median ${median(xs).toFixed(0)} ms [${xs.map((x) => x.toFixed(0)).join(", ")}]`;
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(BIN)) throw new Error(`no compiled binary at ${BIN}: run bun build/compile.ts linux-x64 first`);
+  const rg = Bun.which("rg");
+  if (rg === null) throw new Error("ripgrep (rg) not installed: apt-get install -y ripgrep");
+  if (Bun.which("git") === null) throw new Error("git not installed: apt-get install -y git");
+  const runs = Number(process.argv[2] ?? 5);
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-bench-ignore-"));
+  const root = path.join(base, "repo");
+  const t0 = performance.now();
+  generate(root);
+  console.log(machineLine());
+  console.log(`tree: git repository, ${SOURCE_FILES} source files, ${MODULE_FILES} files in a .gitignored node_modules (made in ${((performance.now() - t0) / 1000).toFixed(1)} s); binary ${path.relative(ROOT, BIN)}`);
+  console.log(Bun.spawnSync([rg, "--version"]).stdout.toString().split("\n")[0]);
+  const toml = writeServeConfig(base, "bench", root, { search_timeout_seconds: 300 });
+  const s = await openServe(BIN, toml, base, "ignore-bench");
+  const r = {
+    search: series(),
+    rgSearch: series(),
+    find: series(),
+    rgFiles: series(),
+    searchAll: series(),
+    rgSearchAll: series(),
+    findAll: series(),
+    rgFilesAll: series(),
+  };
+  // warm the page cache, the dentry cache and serve's compiled code once, unmeasured
+  rgRun(rg, root, ["--no-ignore", "-F", QUERY], 1, series());
+  await ours(s, "search_text", { query: QUERY, include_ignored: true }, series());
+  let ignored = { search: 0, find: 0 };
+  for (let i = 0; i < runs; i++) {
+    ignored.search = (await ours(s, "search_text", { query: QUERY }, r.search)).ignored;
+    rgRun(rg, root, ["-F", QUERY], 1, r.rgSearch);
+    ignored.find = (await ours(s, "find_files", { pattern: "zq-no-such-*" }, r.find)).ignored;
+    rgRun(rg, root, ["--files"], 0, r.rgFiles);
+    await ours(s, "search_text", { query: QUERY, include_ignored: true }, r.searchAll);
+    rgRun(rg, root, ["--no-ignore", "-F", QUERY], 1, r.rgSearchAll);
+    await ours(s, "find_files", { pattern: "zq-no-such-*", include_ignored: true }, r.findAll);
+    rgRun(rg, root, ["--no-ignore", "--files"], 0, r.rgFilesAll);
+  }
+  await s.close();
+  const row = (label: string, a: Series, b: Series, rgLabel: string) => {
+    console.log(`${label}: ${fmt(a.ms)}; ${rgLabel}: ${fmt(b.ms)}; ratio ${(median(a.ms) / median(b.ms)).toFixed(2)}x; CPU ${median(a.cpu).toFixed(0)} ms vs ${median(b.cpu).toFixed(0)} ms (${(median(a.cpu) / median(b.cpu)).toFixed(2)}x)`);
+  };
+  console.log(`runs: ${runs}, interleaved; one long-lived serve; rg spawned fresh each time`);
+  row("search_text (ignore files on)", r.search, r.rgSearch, "rg -F");
+  row("find_files (ignore files on)", r.find, r.rgFiles, "rg --files");
+  row("search_text include_ignored", r.searchAll, r.rgSearchAll, "rg --no-ignore -F");
+  row("find_files include_ignored", r.findAll, r.rgFilesAll, "rg --no-ignore --files");
+  console.log(`ignored reported: search_text ${ignored.search}, find_files ${ignored.find} (node_modules is one entry: never opened)`);
+  console.log(
+    `what ignoring saves serverfs: search_text ${(median(r.searchAll.ms) / median(r.search.ms)).toFixed(1)}x faster, find_files ${(median(r.findAll.ms) / median(r.find.ms)).toFixed(1)}x faster than with include_ignored`,
+  );
+  fs.rmSync(base, { recursive: true, force: true });
+}
+
+await main();
