@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import fs, { type BigIntStats } from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
-import { fail, mutationFailure, openFailure } from "./fail.ts";
+import { fail, faultFailure, mutationFailure, openFailure } from "./fail.ts";
 import { openAt, refuseNonRegular } from "./open.ts";
 import { RESERVED_TEMP_PREFIX } from "./policy.ts";
 import { revisionOf } from "./revision.ts";
@@ -152,7 +152,8 @@ export function publishReplace(
       copyMetadata(ws, source.fd, source.st, tmp.fd);
     } catch (err) {
       if (err instanceof ServerfsError) throw err;
-      throw fail("METADATA_PRESERVATION_FAILED", t.alias, t.rel);
+      // A full disk refuses an extended attribute too: that is the answer, not "metadata".
+      throw faultFailure(err, t.alias, t.rel, true) ?? fail("METADATA_PRESERVATION_FAILED", t.alias, t.rel);
     }
     try {
       ws.native.fsync(tmp.fd);

@@ -30,10 +30,10 @@ describe.skipIf(!mounted)("ENOSPC", () => {
 
   test("create, upload and edit fail cleanly on a full filesystem", async () => {
     const big = "x".repeat(200 * 1024);
-    await expectCode(svc.createTextFile({ workdir: "w", path: "big.txt", content: big }), "MUTATION_IO_ERROR");
-    await expectCode(svc.uploadBinaryFile({ workdir: "w", path: "big.bin", data_base64: Buffer.alloc(200 * 1024).toString("base64") }), "MUTATION_IO_ERROR");
+    await expectCode(svc.createTextFile({ workdir: "w", path: "big.txt", content: big }), "NO_SPACE_LEFT");
+    await expectCode(svc.uploadBinaryFile({ workdir: "w", path: "big.bin", data_base64: Buffer.alloc(200 * 1024).toString("base64") }), "NO_SPACE_LEFT");
     const rev = (await svc.statFile({ workdir: "w", path: "keep.txt" })).revision;
-    await expectCode(svc.editTextFile({ workdir: "w", path: "keep.txt", expected_revision: rev, edits: [{ old_text: "original", new_text: big }] }), "MUTATION_IO_ERROR");
+    await expectCode(svc.editTextFile({ workdir: "w", path: "keep.txt", expected_revision: rev, edits: [{ old_text: "original", new_text: big }] }), "NO_SPACE_LEFT");
     expect(fs.readdirSync(root)).toEqual(["keep.txt"]);
     expect(fs.readFileSync(path.join(root, "keep.txt"), "utf8")).toBe("original\n");
     // and the filesystem still works for a small change
