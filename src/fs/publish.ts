@@ -1,6 +1,7 @@
-// Publication of new bytes. Both paths write a reserved temp (`.serverfs-tmp-<16 hex>`, created
-// O_CREAT|O_EXCL|O_NOFOLLOW in the verified parent), fsync it, then publish by NAME relative to the
-// parent descriptor, and remove the temp on every failure path:
+// Publication of new bytes. Both paths write a reserved temp (named for its owner, ./temp-name.ts;
+// created O_CREAT|O_EXCL|O_NOFOLLOW in the verified parent, after that directory was swept of dead
+// writers' temps, ./temp-sweep.ts), fsync it, then publish by NAME relative to the parent
+// descriptor, and remove the temp on every failure path:
 // - publishNew: hard-link temp → name, which can never overwrite anything (EEXIST → PATH_ALREADY_EXISTS).
 // - publishReplace: copy owner, then mode WITHOUT setuid/setgid, then extended attributes,
 //   re-check the target's revision at the last moment, then rename temp over name. New content is
@@ -10,23 +11,19 @@
 // refusing or allowing replacement, instead of a link or rename by name.
 // Revisions are taken from fstat of the published inode AFTER publication.
 
-import { randomBytes } from "node:crypto";
 import fs, { type BigIntStats } from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail, faultFailure, mutationFailure, openFailure } from "./fail.ts";
 import { openAt, refuseNonRegular } from "./open.ts";
-import { RESERVED_TEMP_PREFIX } from "./policy.ts";
 import { revisionOf } from "./revision.ts";
+import { tempName } from "./temp-name.ts";
+import { sweepBeforeWrite } from "./temp-sweep.ts";
 
 /** Open the parent directory of a mutation target as a base for *at calls. */
 export function openParent(ws: Workspace, t: Target, purpose: "create" | "mutate"): { fd: number; name: string } {
   const name = t.parts[t.parts.length - 1] as string;
   return { fd: openAt(ws, t, ws.rootFd(t), t.parts.slice(0, -1), "dirBase", purpose), name };
-}
-
-function tempName(): string {
-  return `${RESERVED_TEMP_PREFIX}${randomBytes(8).toString("hex")}`;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
@@ -40,6 +37,8 @@ interface TempFile {
 }
 
 function createTemp(ws: Workspace, t: Target, parentFd: number): TempFile {
+  // First, what dead writers left here: on a full disk their space is what this write needs.
+  sweepBeforeWrite(ws, parentFd);
   for (let attempt = 0; ; attempt++) {
     const name = tempName();
     try {

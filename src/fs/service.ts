@@ -22,6 +22,7 @@ import { readMediaFile, type MediaOutput } from "./media.ts";
 import { readTailLines, type TailTextOutput } from "./tail.ts";
 import { searchText, type SearchOutput } from "./search.ts";
 import { statFile, type StatOutput } from "./stat.ts";
+import { sweepWorkdirs, type SweepReport } from "./temp-sweep.ts";
 import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
 export const DEFAULT_MAX_LINES = 200;
@@ -78,6 +79,11 @@ export interface FileService {
   }): Promise<UploadOutput>;
   readResource(a: { workdir: string; path: string }): Promise<{ text: string; mime_type: "text/plain" }>;
   limits(): PublishedLimits;
+  /**
+   * Remove the temps that dead writers left in the read-write workdirs, in one bounded pass
+   * (./temp-sweep.ts). serve runs it once, after answering `initialize`. Never throws.
+   */
+  sweepTemps(): Promise<SweepReport>;
   /** Close the cached workdir root descriptors (shutdown, tests). */
   close(): void;
 }
@@ -282,6 +288,10 @@ export function createFileService(registry: Registry, options: FileServiceOption
         max_edits_per_call: limits.max_edits_per_call,
         max_files_per_read: limits.max_files_per_read,
       };
+    },
+
+    sweepTemps() {
+      return sweepWorkdirs(ws(), gate);
     },
 
     close() {
