@@ -22,7 +22,7 @@ import { readMediaFile, type MediaOutput } from "./media.ts";
 import { readTailLines, type TailTextOutput } from "./tail.ts";
 import { searchText, type SearchOutput } from "./search.ts";
 import { statFile, type StatOutput } from "./stat.ts";
-import { sweepWorkdirs, type SweepReport } from "./temp-sweep.ts";
+import { sweepWorkdirs, type SweepBounds, type SweepReport } from "./temp-sweep.ts";
 import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
 export const DEFAULT_MAX_LINES = 200;
@@ -83,7 +83,7 @@ export interface FileService {
    * Remove the temps that dead writers left in the read-write workdirs, in one bounded pass
    * (./temp-sweep.ts). serve runs it once, after answering `initialize`. Never throws.
    */
-  sweepTemps(): Promise<SweepReport>;
+  sweepTemps(bounds?: SweepBounds): Promise<SweepReport>;
   /** Close the cached workdir root descriptors (shutdown, tests). */
   close(): void;
 }
@@ -290,8 +290,8 @@ export function createFileService(registry: Registry, options: FileServiceOption
       };
     },
 
-    sweepTemps() {
-      return sweepWorkdirs(ws(), gate);
+    sweepTemps(bounds) {
+      return sweepWorkdirs(ws(), gate, bounds);
     },
 
     close() {

@@ -112,17 +112,22 @@ const pause = (): Promise<void> => new Promise<void>((resolve) => setImmediate(r
 
 /**
  * The start-up pass: every read-write workdir, breadth first, at most SWEEP_MAX_ENTRIES entries
- * read per workdir and directories at most SWEEP_MAX_DEPTH deep. Visible directories are entered
+ * read per workdir and directories at most SWEEP_MAX_DEPTH deep (tests pass smaller bounds). Visible directories are entered
  * (hidden, denied and reserved ones are not, as for every walk; the per-write sweep covers the
  * rest). It gives the event loop back after every step of a directory read. Never throws.
  */
-export async function sweepWorkdirs(ws: Workspace, gate: MutationGate): Promise<SweepReport> {
+export interface SweepBounds {
+  maxEntries: number;
+  maxDepth: number;
+}
+
+export async function sweepWorkdirs(ws: Workspace, gate: MutationGate, bounds: SweepBounds = { maxEntries: SWEEP_MAX_ENTRIES, maxDepth: SWEEP_MAX_DEPTH }): Promise<SweepReport> {
   const report: SweepReport = { workdirs: 0, directories: 0, entries: 0, removed: 0, kept: 0, truncated: false };
   for (const w of ws.registry.workdirs) {
     if (w.read_only) continue;
     report.workdirs++;
     try {
-      await sweepWorkdir(ws, gate, w, report);
+      await sweepWorkdir(ws, gate, w, bounds, report);
     } catch {
       // an unusable root: its calls answer with their own codes
     }
@@ -130,11 +135,11 @@ export async function sweepWorkdirs(ws: Workspace, gate: MutationGate): Promise<
   return report;
 }
 
-async function sweepWorkdir(ws: Workspace, gate: MutationGate, w: Workdir, report: SweepReport): Promise<void> {
+async function sweepWorkdir(ws: Workspace, gate: MutationGate, w: Workdir, bounds: SweepBounds, report: SweepReport): Promise<void> {
   const t = ws.prepare(w.alias, "");
   const root = ws.rootFd(t);
   const policy = t.wd.policy;
-  let left = SWEEP_MAX_ENTRIES;
+  let left = bounds.maxEntries;
   const queue: { parts: string[]; rel: string; depth: number }[] = [{ parts: [], rel: "", depth: 0 }];
   for (let q = 0; q < queue.length; q++) {
     if (left <= 0) {
@@ -184,7 +189,7 @@ async function sweepWorkdir(ws: Workspace, gate: MutationGate, w: Workdir, repor
             continue;
           }
         }
-        if (dir.depth + 1 > SWEEP_MAX_DEPTH) {
+        if (dir.depth + 1 > bounds.maxDepth) {
           report.truncated = true;
           continue;
         }
