@@ -29,8 +29,8 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
     "build",
     join(ROOT, "src/cli.ts"),
     // a second entry point: Workers of a compiled executable can only load what was embedded
-    // (src/fs/search-pool.ts starts it; it must never come from the disk at run time)
-    join(ROOT, "src/fs/search-worker.ts"),
+    // (src/fs/search/search-pool.ts starts it; it must never come from the disk at run time)
+    join(ROOT, "src/fs/search/search-worker.ts"),
     "--compile",
     "--minify",
     "--bytecode",

@@ -6,12 +6,12 @@ import { IS_WINDOWS, PLATFORM_NAME, select } from "./os.ts";
 import { createDarwinContainment } from "./darwin/containment.ts";
 import { createDarwinLeases } from "./darwin/lease.ts";
 import { darwinPeerCredentials } from "./darwin/peercred.ts";
-import { createLinuxContainment } from "./linux/containment.ts";
+import { createLinuxContainment, linuxStopProof } from "./linux/containment.ts";
 import { createLinuxLeases } from "./linux/lease.ts";
 import { linuxPeerCredentials } from "./linux/peercred.ts";
 import { becomeLinuxSubreaper } from "./linux/subreaper.ts";
 import { JournalSlot, journaledContainment } from "./journal.ts";
-import type { Containment, LeaseProvider, PeerIdentity, SpawnJournal } from "./types.ts";
+import type { Containment, LeaseProvider, PeerIdentity, SpawnJournal, StopProofReport } from "./types.ts";
 import { createWindowsContainment } from "./windows/containment.ts";
 import { createWindowsLeases } from "./windows/lease.ts";
 import { pipeName as windowsPipeName, pipeNameForSid } from "./windows/pipe.ts";
@@ -48,6 +48,16 @@ export function containment(): Containment {
     containmentInstance = journaledContainment(os, () => journals.current());
   }
   return containmentInstance;
+}
+
+/** What a stop of a task started by this process is proved by, and why (docs/platform.md, "Stop"). */
+export function stopProof(): StopProofReport {
+  return select<StopProofReport>({
+    linux: linuxStopProof,
+    darwin: () => ({ path: "freeze", reason: "macOS has no cgroups: every member is stopped (SIGSTOP) before it is killed" }),
+    windows: () => ({ path: "job", reason: "one Job Object per task" }),
+    other: () => ({ path: "freeze", reason: `no task groups on ${PLATFORM_NAME}` }),
+  });
 }
 
 /**

@@ -23,6 +23,18 @@ export interface StopEvidence {
   /** How the stop ended: "term" (grace sufficed), "kill", or "already-exited". */
   method: "term" | "kill" | "already-exited";
   elapsedMs: number;
+  /**
+   * What the proof rests on: "cgroup" (the task's own cgroup v2 was found empty), "freeze" (every
+   * member was stopped before it was killed, then looked for again), "job" (a Windows Job Object).
+   */
+  proof?: "cgroup" | "freeze" | "job";
+}
+
+/** What this host's stop proofs rest on, and why (for `doctor` and bridge.status). */
+export interface StopProofReport {
+  path: "cgroup" | "freeze" | "job";
+  /** Where the task groups live, or what ruled them out. Never a secret. */
+  reason: string;
 }
 
 export interface ContainedProcess {

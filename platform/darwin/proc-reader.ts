@@ -10,6 +10,8 @@ import { markerDirectory, markerFromPaths, markerVerdict, type MarkerSignal } fr
 
 const PROC_PIDTBSDINFO = 3;
 const PROC_BSDINFO_SIZE = 136;
+// sys/proc.h p_stat values: SSTOP is a job-control stop, which xnu applies to the whole task.
+const SSTOP = 4;
 const SZOMB = 5;
 const CTL_KERN = 1;
 const KERN_ARGMAX = 8;
@@ -30,6 +32,7 @@ interface BsdInfo {
   pgid: number;
   uid: number;
   zombie: boolean;
+  stopped: boolean;
   command: string;
   startTime: string;
 }
@@ -41,6 +44,7 @@ export function parseBsdInfo(buffer: Uint8Array): BsdInfo {
   const nul = commBytes.indexOf(0);
   return {
     zombie: view.getUint32(4, true) === SZOMB,
+    stopped: view.getUint32(4, true) === SSTOP,
     pid: view.getUint32(12, true),
     ppid: view.getUint32(16, true),
     uid: view.getUint32(20, true),
@@ -165,6 +169,9 @@ export function createDarwinProcReader(): ProcReader {
           pgid: info.pgid,
           sid: sid < 0 ? -1 : sid,
           zombie: info.zombie,
+          // xnu stops a task as a whole (task_suspend), so one word covers every thread.
+          stopped: info.stopped,
+          threads: 1,
           startTime: info.startTime,
           command: info.command,
         });

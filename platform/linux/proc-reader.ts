@@ -8,7 +8,7 @@
 // became dozens of substrings, all left for the collector: tens of MB of native memory per few
 // hundred tasks that the Bridge's RSS carried until a GC.
 import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
-import { findMarkerInBlock, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
+import { findMarkerInBlock, MARKER_UNSETTLED, type MarkerVerdict, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
 
 /** Kept between reads: a stat line is ~300 bytes and an environment a few KiB. */
 const KEPT_BUFFER_BYTES = 16 * 1024;
@@ -85,6 +85,9 @@ export function parseProcStat(line: Uint8Array): ProcEntry | null {
     pgid: decimal(b, starts[2]!, ends[2]!),
     sid: decimal(b, starts[3]!, ends[3]!),
     zombie: state === 0x5a || state === 0x58, // 'Z' or 'X'
+    // 'T' is a job-control stop. 't' (a ptrace stop) is not: a tracer outside the task can resume it.
+    stopped: state === 0x54,
+    threads: decimal(b, starts[17]!, ends[17]!),
     startTime: b.toString("latin1", starts[19]!, ends[19]!),
     command: b.toString("utf8", open + 1, close),
   };
@@ -98,23 +101,149 @@ export function readProcEntry(pid: number): ProcEntry | null {
   }
 }
 
+/**
+ * Whether an empty /proc/<pid>/environ is a real empty environment (`env -i`). execve installs a
+ * fresh memory map whose env_start and env_end (stat fields 50 and 51) stay 0 until it has copied
+ * the new environment onto the stack, so both 0 means "between two programs". A kernel thread has
+ * no memory map at all (and no parent but kthreadd): not ours, settled.
+ */
+export function environmentLaidOut(pid: number): boolean {
+  let b: Buffer;
+  try {
+    b = readProcFile(`/proc/${pid}/stat`);
+  } catch {
+    return true; // gone: nothing to wait for
+  }
+  const close = b.lastIndexOf(0x29);
+  if (close < 0) return true;
+  const fields: Array<[number, number]> = [];
+  let at = close + 2;
+  while (fields.length < 49 && at <= b.length) {
+    let next = b.indexOf(SPACE, at);
+    if (next === -1) next = b.length;
+    fields.push([at, next]);
+    at = next + 1;
+  }
+  // fields[0] is field 3 (state); fields[1] is field 4 (ppid); fields[47], fields[48] are 50, 51.
+  if (fields.length < 49) return true; // a kernel too old to say: the old behaviour
+  const ppid = decimal(b, fields[1]![0], fields[1]![1]);
+  const state = b[fields[0]![0]];
+  if (pid === 2 || ppid === 2 || state === 0x5a || state === 0x58) return true;
+  const envStart = decimal(b, fields[47]![0], fields[47]![1]);
+  const envEnd = decimal(b, fields[48]![0], fields[48]![1]);
+  return !(envStart === 0 && envEnd === 0);
+}
+
+/** pid_max: where pid allocation wraps around (to 300 on Linux; any wrap is handled as below). */
+let pidMax = 0;
+function readPidMax(): number {
+  if (pidMax === 0) {
+    try {
+      const b = readProcFile("/proc/sys/kernel/pid_max");
+      pidMax = decimal(b, 0, b.indexOf(0x0a) === -1 ? b.length : b.indexOf(0x0a)) || 4_194_304;
+    } catch {
+      pidMax = 4_194_304;
+    }
+  }
+  return pidMax;
+}
+
+/** The pid most recently handed out in this pid namespace (the last field of /proc/loadavg). */
+export function lastPidHandedOut(): number {
+  const b = readProcFile("/proc/loadavg");
+  let end = b.length;
+  while (end > 0 && (b[end - 1] === 0x0a || b[end - 1] === SPACE)) end--;
+  const start = b.lastIndexOf(SPACE, end - 1) + 1;
+  return decimal(b, start, end);
+}
+
+/**
+ * The pids handed out after `before` up to and including `after`, oldest first, or null when too
+ * many were (the caller lists again). Pids are handed out in increasing order and wrap at pid_max.
+ */
+export function pidsBetween(before: number, after: number, max = readPidMax(), limit = 4096): number[] | null {
+  if (!Number.isInteger(before) || !Number.isInteger(after)) return null;
+  if (after === before) return [];
+  const count = after > before ? after - before : max - before - 1 + after;
+  if (count > limit) return null;
+  const out: number[] = [];
+  for (let pid = before + 1; out.length < count; pid++) {
+    if (pid >= max) pid = 1;
+    out.push(pid);
+  }
+  return out;
+}
+
+/** A thread id opens as /proc/<tid> too; only a thread-group leader is a process. */
+function isProcess(pid: number): boolean {
+  try {
+    const b = readProcFile(`/proc/${pid}/status`);
+    const at = b.indexOf("\nTgid:\t");
+    if (at === -1) return false;
+    const start = at + 7;
+    const end = b.indexOf(0x0a, start);
+    return decimal(b, start, end === -1 ? b.length : end) === pid;
+  } catch {
+    return false;
+  }
+}
+
+function listOnce(out: ProcEntry[], seen: Set<number>): void {
+  for (const name of readdirSync("/proc")) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const pid = Number(name);
+    const entry = readProcEntry(pid);
+    if (entry) {
+      out.push(entry);
+      seen.add(pid);
+    }
+  }
+}
+
 export function createProcReader(): ProcReader {
   const ownUid = process.getuid?.() ?? -1;
   return {
     list(): ProcEntry[] {
-      const out: ProcEntry[] = [];
-      for (const name of readdirSync("/proc")) {
-        const first = name.charCodeAt(0);
-        if (first < 48 || first > 57) continue;
-        const entry = readProcEntry(Number(name));
-        if (entry) out.push(entry);
+      // A parent read after it forked and exited hides a child born after the directory was
+      // listed. Every such child got a pid handed out during the listing, so those pids are read
+      // once more afterwards. Three tries to bracket a listing; a host handing out thousands of
+      // pids per listing gets the plain listing.
+      for (let attempt = 0; ; attempt++) {
+        const out: ProcEntry[] = [];
+        const seen = new Set<number>();
+        const before = lastPidHandedOut();
+        listOnce(out, seen);
+        const born = pidsBetween(before, lastPidHandedOut());
+        if (born === null && attempt < 2) continue;
+        for (const pid of born ?? []) {
+          if (seen.has(pid)) continue;
+          const entry = readProcEntry(pid);
+          if (entry && isProcess(pid)) out.push(entry);
+        }
+        return out;
       }
-      return out;
     },
-    markerOf(pid: number, markers: readonly string[]): string | null {
+    entry(pid: number): ProcEntry | null {
+      return readProcEntry(pid);
+    },
+    allThreadsStopped(pid: number): boolean {
+      try {
+        for (const tid of readdirSync(`/proc/${pid}/task`)) {
+          const thread = readProcEntry(Number(tid));
+          if (thread !== null && !thread.stopped && !thread.zombie) return false;
+        }
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    markerOf(pid: number, markers: readonly string[]): MarkerVerdict {
       try {
         if (statSync(`/proc/${pid}`).uid !== ownUid) return null;
-        return findMarkerInBlock(readProcFile(`/proc/${pid}/environ`), markers);
+        const environ = readProcFile(`/proc/${pid}/environ`);
+        if (environ.length > 0) return findMarkerInBlock(environ, markers);
+        return environmentLaidOut(pid) ? null : MARKER_UNSETTLED;
       } catch {
         return null;
       }

@@ -45,6 +45,9 @@ export function systemdUnit(def: ServiceDefinition): string {
     "UMask=0077",
     // The Bridge stops its provider trees itself on SIGTERM; the cgroup kill is the backstop.
     "KillMode=mixed",
+    // The Bridge gives each task a cgroup of its own under this unit's, so that a stop is proved
+    // by an empty cgroup (docs/platform.md, "Stop").
+    "Delegate=yes",
     "TimeoutStopSec=30",
     "",
     "[Install]",

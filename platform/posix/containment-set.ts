@@ -7,11 +7,20 @@
 //   - every process whose exec environment carries SERVERFS_RUN_ID=<marker> (same uid only);
 //   - every descendant of any of the above, by parent links, so a grandchild that called setsid
 //     is still found while it is somebody's child.
-// Stopping signals each member's process group (unless a process we do not own leads it) and
-// each member pid, repeats the look until nothing live is left or the deadline passes, and
-// reports survivors instead of throwing.
+//   - every process in the task's kernel group (a cgroup on Linux), when the host gives us one.
+// Stopping: SIGTERM to each member's process group (unless a process we do not own leads it) and
+// each member pid, for the grace period; then the kill phase. A look is never atomic (a member
+// can fork and exit while the table is read), so no single look proves anything:
+//   - with a task group, cgroup.kill ends everything in it at once (forks in flight included) and
+//     an empty group is the proof;
+//   - for every member outside it (or without a group), freeze first: SIGSTOP every member and
+//     look again until two looks in a row, with no signal sent between them, find the same set,
+//     every one of them stopped. A stopped process cannot fork, so then nothing new can appear:
+//     SIGKILL them all, and the stop is proved once two looks in a row find nothing live.
+// Survivors are reported instead of thrown.
 import type { StopEvidence } from "../types.ts";
-import { MARKER_UNREADABLE, type ProcEntry, type ProcReader } from "./process-table.ts";
+import { MARKER_UNREADABLE, MARKER_UNSETTLED, type ProcEntry, type ProcReader } from "./process-table.ts";
+import type { TaskGroup } from "./task-group.ts";
 
 export interface EngineHooks {
   reader: ProcReader;
@@ -30,6 +39,8 @@ export interface EngineHooks {
 export interface SetIdentity {
   leader: { pid: number; startTime: string | null } | null;
   markers: readonly string[];
+  /** The kernel group every process of the task was born into, where the host has one. */
+  group?: TaskGroup | null;
 }
 
 interface Snapshot {
@@ -38,9 +49,27 @@ interface Snapshot {
   live: ProcEntry[];
   /** Live same-uid processes whose markers could not be read: maybe ours, so never "proved gone". */
   unreadable: ProcEntry[];
+  /** Pids in the task's kernel group, and whether the group still holds any process. */
+  inGroup: ReadonlySet<number>;
+  groupPopulated: boolean;
+  /** Same-uid processes caught in the middle of an execve: this look proves nothing about them. */
+  unsettled: number;
 }
 
-const EMPTY: Snapshot = { table: new Map(), members: new Map(), live: [], unreadable: [] };
+const EMPTY: Snapshot = {
+  table: new Map(),
+  members: new Map(),
+  live: [],
+  unreadable: [],
+  inGroup: new Set(),
+  groupPopulated: false,
+  unsettled: 0,
+};
+
+const keyOf = (entry: ProcEntry) => `${entry.pid}:${entry.startTime}`;
+
+/** Nothing of the task is left in this look: no live member, and an empty group. */
+const isEmpty = (snapshot: Snapshot) => snapshot.live.length === 0 && !snapshot.groupPopulated && snapshot.unsettled === 0;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -83,11 +112,20 @@ export class ContainmentSet {
     const { reader, ownPid } = this.hooks;
     const table = new Map<number, ProcEntry>();
     const children = new Map<number, ProcEntry[]>();
-    for (const entry of reader.list()) {
+    const place = (entry: ProcEntry) => {
       table.set(entry.pid, entry);
       const siblings = children.get(entry.ppid);
       if (siblings) siblings.push(entry);
       else children.set(entry.ppid, [entry]);
+    };
+    for (const entry of reader.list()) place(entry);
+    // The group is read after the table: a process born since is read on its own.
+    const group = this.identity.group;
+    const inGroup = new Set(group ? group.pids() : []);
+    for (const pid of inGroup) {
+      if (table.has(pid)) continue;
+      const entry = reader.entry?.(pid);
+      if (entry) place(entry);
     }
     const leader = this.identity.leader;
     const current = leader ? table.get(leader.pid) : undefined;
@@ -98,6 +136,7 @@ export class ContainmentSet {
 
     const members = new Map<number, ProcEntry>();
     const unreadable: ProcEntry[] = [];
+    let unsettled = 0;
     const queue: ProcEntry[] = [];
     const add = (entry: ProcEntry) => {
       if (entry.pid === ownPid || members.has(entry.pid)) return;
@@ -106,13 +145,15 @@ export class ContainmentSet {
     };
     for (const entry of table.values()) {
       if (entry.pid === ownPid) continue;
-      if (leaderGroupIsOurs && leader && (entry.pgid === leader.pid || entry.sid === leader.pid)) add(entry);
+      if (inGroup.has(entry.pid)) add(entry);
+      else if (leaderGroupIsOurs && leader && (entry.pgid === leader.pid || entry.sid === leader.pid)) add(entry);
       else if (this.known.get(entry.pid) === entry.startTime) add(entry);
       else if (this.knownGroups.has(entry.pgid) || this.knownGroups.has(entry.sid)) add(entry);
       else if (this.identity.markers.length > 0) {
         const verdict = this.hasMarker(entry);
         if (verdict === true) add(entry);
         else if (verdict === MARKER_UNREADABLE) unreadable.push(entry);
+        else if (verdict === MARKER_UNSETTLED) unsettled++;
       }
     }
     while (queue.length > 0) {
@@ -132,22 +173,24 @@ export class ContainmentSet {
     }
     const live = [...members.values()].filter((e) => !e.zombie);
     this.reapZombies(members);
-    return { table, members, live, unreadable: unreadable.filter((e) => !members.has(e.pid)) };
+    // Read last: a group found empty after the table was read was empty for the whole look.
+    const groupPopulated = group ? group.populated() : false;
+    return { table, members, live, unreadable: unreadable.filter((e) => !members.has(e.pid)), inGroup, groupPopulated, unsettled };
   }
 
-  /**
-   * A look is not atomic: a member can fork and exit between the directory listing and the read of
-   * its own entry, hiding its child. The child already exists then, so a second look finds it.
-   */
-  private lookConfirmed(): Snapshot {
-    const first = this.look();
-    return first.live.length > 0 ? first : this.look();
+  /** Stopped as a whole: it cannot fork until something continues it. */
+  private isFrozen(entry: ProcEntry): boolean {
+    if (!entry.stopped) return false;
+    if (entry.threads <= 1) return true;
+    return this.hooks.reader.allThreadsStopped?.(entry.pid) ?? true;
   }
 
-  private hasMarker(entry: ProcEntry): boolean | typeof MARKER_UNREADABLE {
+  private hasMarker(entry: ProcEntry): boolean | typeof MARKER_UNREADABLE | typeof MARKER_UNSETTLED {
     const key = `${entry.pid}:${entry.startTime}`;
     if (this.unmarked.has(key)) return false;
     const marker = this.hooks.reader.markerOf(entry.pid, this.identity.markers);
+    // Never remembered: the same process reads as marked once its execve is done.
+    if (marker === MARKER_UNSETTLED) return entry.zombie ? false : MARKER_UNSETTLED;
     // Not remembered: an unreadable verdict proves nothing about the next look.
     if (marker === MARKER_UNREADABLE) return entry.zombie ? false : MARKER_UNREADABLE;
     if (marker !== null) return true;
@@ -164,7 +207,9 @@ export class ContainmentSet {
     }
   }
 
-  private signal(snapshot: Snapshot, signal: NodeJS.Signals, alreadySent?: Set<string>): void {
+  /** Signals each member's group and pid; returns the keys of the members signalled by pid. */
+  private signal(snapshot: Snapshot, signal: NodeJS.Signals, alreadySent?: Set<string>): Set<string> {
+    const reached = new Set<string>();
     const { forbiddenGroups, ownPid } = this.hooks;
     const groups = new Set<number>();
     for (const entry of snapshot.live) if (!forbiddenGroups.has(entry.pgid)) groups.add(entry.pgid);
@@ -179,11 +224,12 @@ export class ContainmentSet {
     }
     for (const entry of snapshot.live) {
       if (entry.pid === ownPid || entry.pid <= 1) continue;
-      const key = `${entry.pid}:${entry.startTime}`;
+      const key = keyOf(entry);
       if (alreadySent?.has(key)) continue;
       alreadySent?.add(key);
-      trySignal(entry.pid, signal);
+      if (trySignal(entry.pid, signal)) reached.add(key);
     }
+    return reached;
   }
 
   private async runStop(graceMs: number): Promise<StopEvidence> {
@@ -199,47 +245,123 @@ export class ContainmentSet {
         survivors: survivors.map((e) => ({ pid: e.pid, command: e.command })),
         method,
         elapsedMs: performance.now() - started,
+        proof: this.identity.group ? "cgroup" : "freeze",
       };
     };
     let snapshot = EMPTY;
     try {
-      snapshot = this.lookConfirmed();
-      if (snapshot.live.length === 0) return done(snapshot, "already-exited");
+      snapshot = this.look();
+      // Two empty looks in a row, nothing signalled between them: what the first missed (a child
+      // born while the table was read, by a parent that then exited) is there for the second.
+      if (isEmpty(snapshot)) {
+        snapshot = this.look();
+        if (isEmpty(snapshot)) return done(snapshot, "already-exited");
+      }
       const grace = Number.isFinite(graceMs) ? Math.max(0, graceMs) : 0;
       const graceEnd = started + grace;
-      let pause = 1;
       if (grace > 0) {
+        let pause = 1;
         const termSent = new Set<string>();
         this.signal(snapshot, "SIGTERM", termSent);
+        let emptyOnce = false;
         while (performance.now() < graceEnd) {
           await sleep(Math.max(0, Math.min(pause, graceEnd - performance.now())));
           pause = Math.min(pause * 2, 25);
-          snapshot = this.lookConfirmed();
-          if (snapshot.live.length === 0) return done(snapshot, "term");
+          snapshot = this.look();
+          if (isEmpty(snapshot)) {
+            if (emptyOnce) return done(snapshot, "term");
+            emptyOnce = true;
+            pause = 1;
+            continue;
+          }
+          emptyOnce = false;
           this.signal(snapshot, "SIGTERM", termSent);
         }
       }
-      const killEnd = performance.now() + this.hooks.killPhaseMs;
-      pause = 1;
-      for (;;) {
-        this.signal(snapshot, "SIGKILL");
-        await sleep(pause);
-        pause = Math.min(pause * 2, 10);
-        snapshot = this.lookConfirmed();
-        if (snapshot.live.length === 0) return done(snapshot, "kill");
-        if (performance.now() >= killEnd) return evidence(false, snapshot.live, "kill");
-      }
+      return await this.freezeAndKill(snapshot, done, evidence);
     } catch {
       // Never throw from stop: an unreadable process table means we cannot prove anything.
       return evidence(false, snapshot.live, "kill");
     }
   }
+
+  /**
+   * The kill phase. Everything in the task group is killed at once; everything else is frozen
+   * first, then killed. Every wait is a look of the real table: the deadline only decides when to
+   * give up on proof, never what counts as proved.
+   */
+  private async freezeAndKill(
+    first: Snapshot,
+    done: (snap: Snapshot, method: StopEvidence["method"]) => StopEvidence,
+    evidence: (proved: boolean, survivors: ProcEntry[], method: StopEvidence["method"]) => StopEvidence,
+  ): Promise<StopEvidence> {
+    const killEnd = performance.now() + this.hooks.killPhaseMs;
+    /** Members sent SIGKILL (by pid, or as part of the killed group): they cannot fork any more. */
+    const killed = new Set<string>();
+    const group = this.identity.group;
+    let groupKilled = false;
+    const killGroup = () => {
+      if (!group || groupKilled) return;
+      try {
+        group.kill();
+        groupKilled = true;
+      } catch {
+        // Not killed as a group: its members are frozen and killed one by one like any other.
+      }
+    };
+    killGroup();
+    /** The frozen set the previous look found, when no signal was sent since. */
+    let frozenBefore: Set<string> | null = null;
+    let emptyOnce = false;
+    let snapshot = first;
+    let pause = 1;
+    for (;;) {
+      snapshot = this.look();
+      if (isEmpty(snapshot)) {
+        if (emptyOnce) return done(snapshot, "kill");
+        emptyOnce = true;
+      } else {
+        emptyOnce = false;
+        if (groupKilled) for (const entry of snapshot.live) if (snapshot.inGroup.has(entry.pid)) killed.add(keyOf(entry));
+        const keys = new Set(snapshot.live.map(keyOf));
+        const allFrozen = snapshot.unsettled === 0 && snapshot.live.every((e) => killed.has(keyOf(e)) || this.isFrozen(e));
+        if (allFrozen && frozenBefore !== null && sameKeys(frozenBefore, keys)) {
+          // Nothing can fork any more, and the last look saw every process there is: kill them.
+          for (const key of this.signal(snapshot, "SIGKILL")) killed.add(key);
+          if (snapshot.groupPopulated) killGroup();
+          frozenBefore = null;
+        } else if (allFrozen) {
+          // Look once more without signalling: a member continued meanwhile shows up running.
+          frozenBefore = keys;
+        } else {
+          frozenBefore = null;
+          this.signal({ ...snapshot, live: snapshot.live.filter((e) => !killed.has(keyOf(e))) }, "SIGSTOP");
+        }
+      }
+      // Out of time: give up on proof, unless this look was empty and only its confirmation is due.
+      if (performance.now() >= killEnd && !(emptyOnce && isEmpty(snapshot))) {
+        this.signal(snapshot, "SIGKILL");
+        killGroup();
+        return evidence(false, snapshot.live, "kill");
+      }
+      await sleep(pause);
+      pause = Math.min(pause * 2, 10);
+    }
+  }
 }
 
-function trySignal(target: number, signal: NodeJS.Signals): void {
+function sameKeys(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const key of a) if (!b.has(key)) return false;
+  return true;
+}
+
+function trySignal(target: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(target, signal);
+    return true;
   } catch {
     // ESRCH: already gone. EPERM: not ours to signal; it will show up as a survivor.
+    return false;
   }
 }

@@ -8,6 +8,7 @@ import { ByteRing } from "../ring-buffer.ts";
 import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
 import { ContainmentSet, type EngineHooks } from "./containment-set.ts";
 import type { ProcReader } from "./process-table.ts";
+import { combineGroups, type TaskGroup, type TaskGroups } from "./task-group.ts";
 
 export const DEFAULT_STDERR_LIMIT = 64 * 1024;
 /** How long the KILL phase keeps looking for stragglers before reporting them as survivors. */
@@ -28,6 +29,8 @@ export interface PosixContainmentOptions {
   openMarkerFd?: (runId: string) => number;
   /** Called with a run id once its stop or sweep is proved (macOS then removes the marker file). */
   onProved?: (runId: string) => void;
+  /** One kernel group per task (Linux cgroup v2), where the host lets us make them. */
+  taskGroups?: TaskGroups | null;
 }
 
 export function validateSpawnSpec(spec: SpawnSpec): void {
@@ -66,13 +69,16 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
     validateSpawnSpec(spec);
     let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
     const markerFd = options.openMarkerFd?.(spec.runId);
+    let group: TaskGroup | null = options.taskGroups?.create(spec.runId) ?? null;
     try {
       const common = { cwd: spec.cwd, env: scrubEnv(spec.env, spec.runId), detached: true };
-      child =
+      const start = () =>
         markerFd === undefined
           ? Bun.spawn(spec.argv, { ...common, stdin: "pipe", stdout: "pipe", stderr: "pipe" })
           : (Bun.spawn(spec.argv, { ...common, stdio: ["pipe", "pipe", "pipe", markerFd] }) as typeof child);
+      child = group ? bornInside(group, start, () => (group = null)) : start();
     } catch (err) {
+      group?.remove();
       const errno = (err as { code?: unknown })?.code;
       throw platformError(
         "SPAWN_FAILED",
@@ -87,11 +93,15 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
     const set = new ContainmentSet(hooks, {
       leader: { pid, startTime: options.startTimeOf(pid) },
       markers: [spec.runId],
+      group,
     });
     const ring = new ByteRing(spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
     void pumpInto(child.stderr, ring);
     const exited = child.exited.then((code) => {
       bunChildren.delete(pid);
+      // Removed only if empty (the kernel refuses otherwise); a task whose stop is never asked
+      // for leaves no cgroup behind once its last process is gone.
+      group?.remove();
       return code;
     });
     return {
@@ -103,6 +113,8 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       exited,
       stop: async (graceMs: number) => {
         const evidence = await set.stop(graceMs);
+        // Removed only when empty: even an unproved stop may have emptied it.
+        group?.remove();
         if (evidence.proved) options.onProved?.(spec.runId);
         return evidence;
       },
@@ -122,7 +134,9 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
     if (markers.length === 0) {
       return { found: 0, evidence: { proved: true, survivors: [], method: "already-exited", elapsedMs: 0 } };
     }
-    const set = new ContainmentSet(hooks, { leader: null, markers });
+    const groups = markers.map((id) => options.taskGroups?.find(id) ?? null).filter((g): g is TaskGroup => g !== null);
+    const group = combineGroups(groups);
+    const set = new ContainmentSet(hooks, { leader: null, markers, group });
     let found = 0;
     try {
       found = set.livePids().length;
@@ -130,11 +144,36 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       found = 0;
     }
     const evidence: StopEvidence = await set.stop(graceMs);
+    group?.remove();
     if (evidence.proved) for (const id of markers) options.onProved?.(id);
     return { found, evidence };
   }
 
   return { spawn, sweep };
+}
+
+/**
+ * Start the child inside its group. When this process cannot move into the group at all, the
+ * task runs without one (its stop then freezes first); a failure of the spawn itself is thrown.
+ */
+function bornInside<T>(group: TaskGroup, start: () => T, withoutGroup: () => void): T {
+  let entered = false;
+  let started: { child: T } | null = null;
+  try {
+    return group.enter(() => {
+      entered = true;
+      started = { child: start() };
+      return started.child;
+    });
+  } catch (err) {
+    // Started, but this process could not move back out: the child is real and stays in its
+    // group; the group's kill refuses to run while this process is inside it.
+    if (started !== null) return (started as { child: T }).child;
+    if (entered) throw err;
+    group.remove();
+    withoutGroup();
+    return start();
+  }
 }
 
 async function pumpInto(stream: ReadableStream<Uint8Array>, ring: ByteRing): Promise<void> {

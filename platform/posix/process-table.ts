@@ -9,6 +9,14 @@ export interface ProcEntry {
   sid: number;
   /** Exited but not yet reaped: holds no resources and runs no code, so it never counts as live. */
   zombie: boolean;
+  /**
+   * In a job-control stop (SIGSTOP and friends) as last read. A stopped process cannot fork, which
+   * is what the freeze-first stop rests on; with several threads every one of them must be stopped
+   * (see ProcReader.allThreadsStopped).
+   */
+  stopped: boolean;
+  /** Threads in the process (1 where the OS stops a process as a whole, as xnu does). */
+  threads: number;
   /** Opaque, exact-compare start time: with the pid it identifies one process across pid reuse. */
   startTime: string;
   /** Short executable name (comm), never the argument list: arguments may hold host paths. */
@@ -21,15 +29,33 @@ export interface ProcEntry {
  */
 export const MARKER_UNREADABLE: unique symbol = Symbol("marker-unreadable");
 
+/**
+ * markerOf's answer for a process caught between two programs: execve has replaced its memory
+ * but not yet laid out the new environment, so it reads as empty though it may well carry a
+ * marker a moment later. Nothing is concluded from such a look; the engine looks again.
+ */
+export const MARKER_UNSETTLED: unique symbol = Symbol("marker-unsettled");
+
+export type MarkerVerdict = string | null | typeof MARKER_UNREADABLE | typeof MARKER_UNSETTLED;
+
 export interface ProcReader {
-  /** Every process visible right now. Processes that vanish while being read are left out. */
+  /**
+   * Every process visible right now. Processes that vanish while being read are left out. A
+   * listing is not atomic: the Linux reader also reads every pid handed out while it listed, so a
+   * process forked during the listing by a parent that then exited is still in the answer.
+   */
   list(): ProcEntry[];
   /**
    * Which of `markers` the process's initial environment carries as `SERVERFS_RUN_ID=<marker>`,
    * or null. Only processes of the caller's own uid are ever read. MARKER_UNREADABLE when no
-   * marker signal of that process could be read (the Linux reader never answers it).
+   * marker signal of that process could be read (the Linux reader never answers it);
+   * MARKER_UNSETTLED while it is in the middle of an execve.
    */
-  markerOf(pid: number, markers: readonly string[]): string | null | typeof MARKER_UNREADABLE;
+  markerOf(pid: number, markers: readonly string[]): MarkerVerdict;
+  /** One process by pid, or null when it is gone (a process found through its task group). */
+  entry?(pid: number): ProcEntry | null;
+  /** Whether every thread of a multi-threaded process is stopped; absent: the entry's word holds. */
+  allThreadsStopped?(pid: number): boolean;
 }
 
 const MARKER_PREFIX = Buffer.from("SERVERFS_RUN_ID=", "latin1");

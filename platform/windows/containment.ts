@@ -36,6 +36,7 @@ async function stopJob(job: JobObject, graceMs: number, politeStop: () => void, 
     survivors: proved ? [] : job.pids().map((pid) => ({ pid, command: "unknown" })),
     method,
     elapsedMs: performance.now() - started,
+    proof: "job",
   });
   try {
     if (job.activeProcesses() === 0) return done(true, "already-exited");
@@ -136,7 +137,7 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
     }
     return {
       found,
-      evidence: { proved, survivors, method: found === 0 ? "already-exited" : "kill", elapsedMs: performance.now() - started },
+      evidence: { proved, survivors, method: found === 0 ? "already-exited" : "kill", elapsedMs: performance.now() - started, proof: "job" },
     };
   }
 

@@ -2,6 +2,7 @@
 // one public method per Bridge RPC, each delegating to the part that owns the concern
 // (src/bridge/service/: admission, task-run, interactions, views, recovery, retention, control,
 // runtimes). The contracts are in docs/design/ (task-lifecycle, lease-and-guard, events, interactions).
+import { stopProof } from "../../platform/index.ts";
 import { ServerfsError } from "../errors.ts";
 import type { RuntimeInfo } from "../runtimes/types.ts";
 import { VERSION } from "../version.ts";
@@ -168,6 +169,7 @@ export class BridgeService {
       active_tasks: this.core.store.countActive(),
       running_in_process: this.core.active.size,
       rss_bytes: process.memoryUsage().rss,
+      stop_proof: stopProof(),
     };
   }
 

@@ -38,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
   // In a task of its own, so the first frame is read first: the search thread comes up on the core
-  // start-up leaves idle, in time for the first search (src/fs/search-pool.ts).
+  // start-up leaves idle, in time for the first search (src/fs/search/search-pool.ts).
   setTimeout(startSearchWorker, 0);
   // Deferred: the host's initialize must not wait on the root checks (the first check also loads
   // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.

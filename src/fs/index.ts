@@ -5,8 +5,7 @@ export { SWEEP_MAX_DEPTH, SWEEP_MAX_ENTRIES, type SweepReport } from "./temp-swe
 export type { ListDirectoryOutput, ListEntry } from "./list.ts";
 export type { FindOutput } from "./find.ts";
 export { DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "./tree.ts";
-export type { SearchMatch, SearchOutput } from "./search.ts";
-export { startSearchWorker } from "./search-pool.ts";
+export { startSearchWorker, type SearchMatch, type SearchOutput } from "./search/index.ts";
 export type { ReadTextOutput } from "./read.ts";
 export type { TailTextOutput } from "./tail.ts";
 export type { ReadManyEntry, ReadManyOutput } from "./read-many.ts";
@@ -21,5 +20,4 @@ export type { MoveOutput } from "./move.ts";
 export type { BinaryMeta, UploadOutput } from "./binary.ts";
 export { REVISION_PATTERN } from "./revision.ts";
 export { MAX_GLOB_CHARS } from "./glob.ts";
-export { MAX_CONTEXT_LINES } from "./scan-context.ts";
-export { MAX_REGEX_CHARS } from "./scan-regex.ts";
+export { MAX_CONTEXT_LINES, MAX_REGEX_CHARS } from "./search/index.ts";

@@ -89,7 +89,7 @@ function recordingHandlers(seen: Array<[string, Record<string, unknown>]>): Brid
     "task.message.send": (p) => ({ task_id: p.task_id, accepted: true, correlation_id: null }),
     "task.cancel": (p) => ({ task_id: p.task_id, status: "cancelled", correlation_id: null, workdir_free: true, workdir_hold_reason: null }),
     "task.list": (p) => (seen.push(["task.list", p]), { tasks: [] }),
-    "bridge.status": () => ({ version: "v", pid: 1, started_at: "t", active_tasks: 0, running_in_process: 0, rss_bytes: 0 }),
+    "bridge.status": () => ({ version: "v", pid: 1, started_at: "t", active_tasks: 0, running_in_process: 0, rss_bytes: 0, stop_proof: { path: "freeze", reason: "r" } }),
   });
 }
 

@@ -1,12 +1,12 @@
-// The case-insensitive prefilter (src/fs/scan-anchor.ts) never rules out a buffer that holds the
+// The case-insensitive prefilter (src/fs/search/scan-anchor.ts) never rules out a buffer that holds the
 // query in any casing (checked against lowercase-and-search on random queries and texts with
 // planted, randomly cased matches), picks few spellings, and search_text with case_sensitive=false
 // still finds exactly the case-folded matches, in files where only the anchor occurs too.
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { foldAnchors, mayHold, UNICODE_REACHABLE } from "../../src/fs/scan-anchor.ts";
-import { fold } from "../../src/fs/scan.ts";
+import { foldAnchors, mayHold, UNICODE_REACHABLE } from "../../src/fs/search/scan-anchor.ts";
+import { fold } from "../../src/fs/search/scan.ts";
 import { createFileService } from "../../src/fs/index.ts";
 import { registry, tempDir, workdir, write } from "./helpers.ts";
 

@@ -1,9 +1,9 @@
-// The lists of search functions kept below JavaScriptCore's FTL tier (src/fs/scan-tiers.ts,
+// The lists of search functions kept below JavaScriptCore's FTL tier (src/fs/search/scan-tiers.ts,
 // walk-tiers.ts) name real functions: a renamed or removed method would otherwise leave an
 // `undefined` there that the marker skips, silently bringing back the first-search JIT cost.
 import { describe, expect, test } from "bun:test";
-import { scanHotPath } from "../../src/fs/scan-tiers.ts";
-import { walkHotPath } from "../../src/fs/walk-tiers.ts";
+import { scanHotPath } from "../../src/fs/search/scan-tiers.ts";
+import { walkHotPath } from "../../src/fs/search/walk-tiers.ts";
 
 describe("FTL hint lists", () => {
   for (const [name, list] of [["scan", scanHotPath()], ["walk", walkHotPath()]] as const) {

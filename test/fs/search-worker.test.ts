@@ -1,4 +1,4 @@
-// search_text's second thread (src/fs/search-pool.ts, search-worker.ts): on a real tree with
+// search_text's second thread (src/fs/search/search-pool.ts, search-worker.ts): on a real tree with
 // binary, NUL, invalid-UTF-8, CRLF, long-line, multi-buffer and symlinked entries, the worker path
 // gives exactly the matches, order and truncation of the main-thread-only path; a cancelled search
 // stops the worker's batch and leaks no descriptor; a worker that dies mid-search is a coded
@@ -8,9 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { createFileService, type FileService } from "../../src/fs/index.ts";
 import { linuxNative } from "../../platform/fs/resolve-linux.ts";
-import { makeScanner, scanBatch, type BatchGroup } from "../../src/fs/search-batch.ts";
-import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search-pool.ts";
-import { fromWire, toWire } from "../../src/fs/search-protocol.ts";
+import { makeScanner, scanBatch, type BatchGroup } from "../../src/fs/search/search-batch.ts";
+import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search/search-pool.ts";
+import { fromWire, toWire } from "../../src/fs/search/search-protocol.ts";
 import { expectCode, registry, tempDir, workdir, write } from "./helpers.ts";
 
 const linux = process.platform === "linux";

@@ -130,9 +130,16 @@ describe("process-table decoders", () => {
       pgid: 4242,
       sid: 4242,
       zombie: false,
+      stopped: false,
+      threads: 1,
       startTime: "987654",
       command: "we (ird) name",
     });
+    // Field 20 is the thread count; 'T' is a job-control stop and 't' a ptrace stop, which a
+    // tracer outside the task can end, so only 'T' counts as stopped.
+    const stoppedLine = "11 (s) T 1 11 11 0 -1 0 0 0 0 0 0 0 0 0 20 0 4 0 66 0 0";
+    expect(parseProcStat(bytes(stoppedLine))).toMatchObject({ stopped: true, threads: 4, zombie: false, startTime: "66" });
+    expect(parseProcStat(bytes(stoppedLine.replace(" T ", " t ")))?.stopped).toBe(false);
     expect(parseProcStat(bytes("7 (z) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n"))).toMatchObject({ zombie: true, startTime: "5" });
     expect(parseProcStat(bytes("9 (x) X 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77 0 0"))?.zombie).toBe(true);
     // A view into a larger buffer decodes only its own bytes.
@@ -197,10 +204,16 @@ describe("process-table decoders", () => {
       ppid: 1,
       uid: 501,
       zombie: true,
+      stopped: false,
       command: "sleep",
       pgid: 300,
       startTime: "1700000000.42",
     });
+    // pbi_status SSTOP (4, sys/proc.h): a job-control stop, which xnu applies to the whole task.
+    view.setUint32(4, 4, true);
+    expect(parseBsdInfo(info)).toMatchObject({ zombie: false, stopped: true });
+    view.setUint32(4, 2, true); // SRUN
+    expect(parseBsdInfo(info)).toMatchObject({ zombie: false, stopped: false });
     const enc = (s: string) => new TextEncoder().encode(s);
     const parts = [new Uint8Array([2, 0, 0, 0]), enc("/bin/sleep\0\0\0\0"), enc("sleep\0"), enc("1000\0"), enc("A=1\0SERVERFS_RUN_ID=r1\0"), enc("\0junk")];
     const buffer = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -36,6 +36,7 @@ describe("service definitions (pure)", () => {
         "RestartSec=2",
         "UMask=0077",
         "KillMode=mixed",
+        "Delegate=yes",
         "TimeoutStopSec=30",
         "",
         "[Install]",

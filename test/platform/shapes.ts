@@ -10,6 +10,8 @@ export interface TreeShape {
   ignoresTerm?: boolean;
   /** Ready only once one of its processes is in the stopped state (T). */
   hasStoppedMember?: boolean;
+  /** Starts processes while it is being stopped: the shapes a stop proof must hold against. */
+  forksDuringStop?: boolean;
 }
 
 /** A tree of 1 + fan * (1 + leaves) processes built from nested shells. */
@@ -52,6 +54,38 @@ export const SHAPES: TreeShape[] = [
     name: "daemonizes-on-term",
     argv: ["sh", "-c", `trap '( setsid sh -c "sleep 1000 & exit 0" & ); sleep 0.05; exit 0' TERM; sleep 1000 & wait`],
     sleepers: 1,
+    forksDuringStop: true,
+  },
+  {
+    // Forks daemons on SIGTERM in a loop and never stops by itself: the race is wide on any
+    // machine, and only a stop that freezes (or kills a whole cgroup) can ever finish it.
+    name: "forks-on-term-forever",
+    argv: ["sh", "-c", "trap 'while :; do (setsid sleep 1000 &); done' TERM; sleep 1000 & wait"],
+    sleepers: 1,
+    ignoresTerm: true,
+    forksDuringStop: true,
+  },
+  {
+    // The leader answers SIGTERM with SIGHUP to a child in its own process group, which forks
+    // three daemons on SIGHUP; both ignore SIGTERM. A SIGHUP also comes from the kernel when the
+    // child's group is orphaned while it is stopped, with a SIGCONT that resumes it.
+    name: "forks-on-hup",
+    argv: [
+      "sh",
+      "-c",
+      `trap '' TERM; perl -e 'use POSIX; setpgrp(0,0); $SIG{TERM}=q(IGNORE); $SIG{HUP}=sub{ for (1..3) { if (!fork) { POSIX::setsid(); exec q(sleep), 1000 } } }; sleep 1 while 1' & p=$!; trap "kill -HUP $p" TERM; while :; do wait; done`,
+    ],
+    sleepers: 1,
+    ignoresTerm: true,
+    forksDuringStop: true,
+  },
+  {
+    // A child (not the leader) forks two daemons while it is being stopped, and the leader dies
+    // meanwhile, so the child is orphaned as it forks.
+    name: "fork-from-dying-child",
+    argv: ["sh", "-c", `sh -c 'trap "(setsid sleep 1000 &); (setsid sleep 1000 &); exit 0" TERM; sleep 1000 & wait' & wait`],
+    sleepers: 1,
+    forksDuringStop: true,
   },
   {
     // Clears its environment (no marker) and is orphaned: found only through its group/session.

@@ -136,6 +136,21 @@ export function livePidsWithMarker(runId: string): number[] {
   return out;
 }
 
+/** Live processes whose run marker starts with `prefix`: what a batch of runs left behind. */
+export function livePidsWithMarkerPrefix(prefix: string): number[] {
+  const needle = `\0SERVERFS_RUN_ID=${prefix}`;
+  const out: number[] = [];
+  for (const pid of procPids()) {
+    try {
+      const env = `\0${fs.readFileSync(`/proc/${pid}/environ`, "latin1")}`;
+      if (env.includes(needle) && isLive(pid)) out.push(pid);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
 /**
  * Live processes that belong to a task by either independent criterion: the marker, or
  * membership of the leader's session (a process that cleared its environment keeps the session).

@@ -132,4 +132,6 @@ export type BridgeStatusResult = {
   active_tasks: number;
   running_in_process: number;
   rss_bytes: number;
+  /** What this Bridge's stop proofs rest on (docs/platform.md, "Stop"). */
+  stop_proof: { path: "cgroup" | "freeze" | "job"; reason: string };
 };

@@ -9,7 +9,7 @@ import { errnoCode, ServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 import type { Result } from "../../bridge/rpc/methods.ts";
 import type { DoctorContext } from "../context.ts";
-import { fail, ok, type CheckResult } from "../types.ts";
+import { fail, ok, warn, type CheckResult } from "../types.ts";
 import { IS_LINUX, IS_WINDOWS } from "../../../platform/os.ts";
 
 const CONNECT_TIMEOUT_MS = 2000;
@@ -30,6 +30,22 @@ function uidOfPid(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+const DELEGATE_HINT =
+  "give the Bridge a cgroup of its own: run it as `serverfs service install` sets it up (Delegate=yes), or under `systemd-run --user --scope -p Delegate=yes`; see docs/platform.md, \"Stop\"";
+
+/** What the running Bridge's stop proofs rest on. A Linux Bridge without task cgroups is a WARN. */
+export function stopProofCheck(report: unknown): CheckResult {
+  const r = report as { path?: unknown; reason?: unknown } | null | undefined;
+  const reason = typeof r?.reason === "string" ? r.reason.slice(0, 300) : "no reason given";
+  if (r?.path === "cgroup") return ok("bridge.stop_proof", "stop proof", `cgroup: ${reason}; a stop is proved by the task's empty cgroup`);
+  if (r?.path === "job") return ok("bridge.stop_proof", "stop proof", `Job Object: ${reason}`);
+  if (r?.path === "freeze") {
+    const detail = `freeze-first: ${reason}; every member is stopped before it is killed`;
+    return IS_LINUX ? warn("bridge.stop_proof", "stop proof", detail, DELEGATE_HINT) : ok("bridge.stop_proof", "stop proof", detail);
+  }
+  return warn("bridge.stop_proof", "stop proof", "the Bridge did not say (an older version?)", "restart the Bridge so it runs this version");
 }
 
 export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
@@ -107,6 +123,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
     parts.push("the Bridge accepted this user's kernel-measured uid");
     out.push(ok("bridge.identity", "bridge identity", parts.filter(Boolean).join("; ")));
   }
+  out.push(stopProofCheck(status.stop_proof));
   if (version === VERSION) out.push(ok("bridge.version", "bridge version", version));
   else {
     out.push(

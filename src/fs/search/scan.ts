@@ -5,7 +5,7 @@
 
 import { isAscii, isUtf8 } from "node:buffer";
 import fs from "node:fs";
-import { scanIo } from "../../platform/fs/scan-io.ts";
+import { scanIo } from "../../../platform/fs/scan-io.ts";
 import { foldAnchors, mayHold, type FoldAnchors } from "./scan-anchor.ts";
 import type { ContextLines } from "./scan-context.ts";
 import type { RegexLines } from "./scan-regex.ts";

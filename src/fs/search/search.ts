@@ -25,17 +25,17 @@
 // batch naming it has been answered. Only Linux with openat2 has the worker (see search-pool.ts);
 // elsewhere every batch is scanned here, with the same results.
 
-import type { Target, Workspace } from "./context.ts";
-import { fail } from "./fail.ts";
-import { compileSearchGlob, MAX_GLOB_CHARS } from "./glob.ts";
+import type { Target, Workspace } from "../context.ts";
+import { fail } from "../fail.ts";
+import { compileSearchGlob, MAX_GLOB_CHARS } from "../glob.ts";
 import { BUFFER_BYTES, type Scanner, type SearchMatch } from "./scan.ts";
 import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type OpenChild, type ScanSpec } from "./search-batch.ts";
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
-import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "./walk.ts";
+import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "../walk.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
-import { isConfined } from "../../platform/fs/resolve-linux.ts";
+import { isConfined } from "../../../platform/fs/resolve-linux.ts";
 
 export type { SearchMatch } from "./scan.ts";
 

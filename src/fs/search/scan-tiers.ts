@@ -19,9 +19,9 @@
 // modules load, before any search. The worker's list imports nothing of the walk, which it never
 // runs and whose modules it would otherwise have to load.
 import { noFTL } from "bun:jsc";
-import { close, openat2, hasOpenat2, statFacts } from "../../platform/fs/linux.ts";
-import { linuxNative, openReadBeneath } from "../../platform/fs/resolve-linux.ts";
-import { scanIo } from "../../platform/fs/scan-io.ts";
+import { close, openat2, hasOpenat2, statFacts } from "../../../platform/fs/linux.ts";
+import { linuxNative, openReadBeneath } from "../../../platform/fs/resolve-linux.ts";
+import { scanIo } from "../../../platform/fs/scan-io.ts";
 import { Scanner } from "./scan.ts";
 import { scanBatch } from "./search-batch.ts";
 

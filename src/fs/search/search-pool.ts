@@ -12,8 +12,8 @@
 // worker holds can never be closed and reused under it.
 
 import fs from "node:fs";
-import { hasOpenat2 } from "../../platform/fs/linux.ts";
-import { IS_LINUX } from "../../platform/os.ts";
+import { hasOpenat2 } from "../../../platform/fs/linux.ts";
+import { IS_LINUX } from "../../../platform/os.ts";
 import type { BatchGroup, BatchParams, BatchResult, ScanSpec } from "./search-batch.ts";
 import { DONE_BASE, READY, SHARED_WORDS, SLOTS, toWire, type FromWorker, type ToWorker } from "./search-protocol.ts";
 
@@ -236,7 +236,7 @@ export class PoolSession {
 function workerUrl(): URL {
   const here = import.meta.url;
   const embedded = /^file:\/\/\/(?:\$bunfs|[A-Za-z]:\/~BUN)\/root\//.exec(here);
-  return embedded !== null ? new URL("fs/search-worker.js", embedded[0]) : new URL("./search-worker.ts", here);
+  return embedded !== null ? new URL("fs/search/search-worker.js", embedded[0]) : new URL("./search-worker.ts", here);
 }
 
 let pool: SearchPool | null = null;

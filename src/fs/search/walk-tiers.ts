@@ -2,13 +2,13 @@
 // directory entry. Why, and what stays eligible: scan-tiers.ts. find_files and directory_tree
 // walk with the same code, so it holds for them too (a warm find_files over 202,040 entries took
 // the same time either way).
-import { DirentReader } from "../../platform/fs/dirents-linux.ts";
-import { SmallestEntries } from "../../platform/fs/dir-select.ts";
-import { getdents64 } from "../../platform/fs/linux.ts";
-import { isConfined } from "../../platform/fs/resolve-linux.ts";
-import { PathPolicy } from "./policy.ts";
+import { DirentReader } from "../../../platform/fs/dirents-linux.ts";
+import { SmallestEntries } from "../../../platform/fs/dir-select.ts";
+import { getdents64 } from "../../../platform/fs/linux.ts";
+import { isConfined } from "../../../platform/fs/resolve-linux.ts";
+import { PathPolicy } from "../policy.ts";
 import { belowFtl } from "./scan-tiers.ts";
-import { entryKind, WalkClock, WalkDirRead } from "./walk.ts";
+import { entryKind, WalkClock, WalkDirRead } from "../walk.ts";
 
 /** The per-entry functions kept below FTL (exported for the test that checks each is still a function). */
 export function walkHotPath(): unknown[] {

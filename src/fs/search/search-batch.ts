@@ -3,8 +3,8 @@
 // verified (never by a path from the root), with no symlink followed, then fstat'ed and scanned.
 // The batch is the unit of work handed to the worker, so messaging costs per batch, not per file.
 
-import { scanIo, type OpenFileFacts } from "../../platform/fs/scan-io.ts";
-import { errnoCode, ServerfsError } from "../errors.ts";
+import { scanIo, type OpenFileFacts } from "../../../platform/fs/scan-io.ts";
+import { errnoCode, ServerfsError } from "../../errors.ts";
 import { Scanner, type Pace, type SearchMatch } from "./scan.ts";
 import { ContextLines } from "./scan-context.ts";
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";

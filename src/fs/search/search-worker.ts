@@ -8,8 +8,8 @@
 // scanned): the Pace checks it before every file and after every buffer.
 
 import { edenGC } from "bun:jsc";
-import { close } from "../../platform/fs/linux.ts";
-import { openReadBeneath } from "../../platform/fs/resolve-linux.ts";
+import { close } from "../../../platform/fs/linux.ts";
+import { openReadBeneath } from "../../../platform/fs/resolve-linux.ts";
 import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
 import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
