@@ -99,6 +99,6 @@ describe("regex search through serve over stdio", () => {
     expect(sc(server.replies, 31)).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("backreference") });
     expect(sc(server.replies, 32)).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("missing closing )") });
     expect(sc(server.replies, 33)).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("context_lines") });
-    expect(sc(server.replies, 34)).toEqual({ matches: [{ path: "plain.txt", line: 1, text: "needle", before: [], after: [] }], returned: 1, truncated: false });
+    expect(sc(server.replies, 34)).toEqual({ matches: [{ path: "plain.txt", line: 1, text: "needle", before: [], after: [] }], returned: 1, truncated: false, unreadable: 0 });
   });
 });

@@ -73,7 +73,7 @@ describe.skipIf(!linux)("search worker in serve (Linux: thread counts from /proc
     // one match per matching file, on line 2
     expect(first.matches.map((m) => `${m.path}:${m.line}`)).toEqual(walkOrder.slice(0, 100).map((p) => `${p}:2`));
     const none = await call("no such text", 100);
-    expect(none).toEqual({ matches: [], returned: 0, truncated: false });
+    expect(none).toEqual({ matches: [], returned: 0, truncated: false, unreadable: 0 });
     expect(workerThreads(pid)).toBe(1);
   });
 });

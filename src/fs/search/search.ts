@@ -47,6 +47,8 @@ export interface SearchOutput {
   matches: SearchMatch[];
   returned: number;
   truncated: boolean;
+  /** Files skipped because they could not be read (an I/O error, no read permission). */
+  unreadable: number;
 }
 
 export interface SearchArgs {
@@ -129,6 +131,8 @@ class SearchRun {
   private files = 0;
   private seq = 0;
   private readonly results: (SearchMatch[] | undefined)[] = [];
+  /** Per batch, the files it could not read. */
+  private readonly unreadable: number[] = [];
   private prefixNext = 0;
   private prefixCount = 0;
   private readonly inflight = new Set<Promise<void>>();
@@ -254,15 +258,19 @@ class SearchRun {
 
   output(): SearchOutput {
     const matches: SearchMatch[] = [];
+    // counted over the batches the answer is made of, so a batch the worker scanned past the
+    // answer's end does not change it
+    let unreadable = 0;
     for (let i = 0; i < this.seq && matches.length < this.want; i++) {
       const r = this.results[i];
       if (r === undefined) break; // only after the walk stopped with enough matches before it
       for (const m of r) matches.push(m);
+      unreadable += this.unreadable[i] ?? 0;
     }
     if (matches.length > this.want) matches.length = this.want;
     const truncated = this.capped || matches.length > this.args.limit;
     const returned = truncated ? matches.slice(0, this.args.limit) : matches;
-    return { matches: returned, returned: returned.length, truncated };
+    return { matches: returned, returned: returned.length, truncated, unreadable };
   }
 
   private release(ref: DirRef): void {
@@ -327,6 +335,7 @@ class SearchRun {
   private accept(seq: number, r: BatchResult): void {
     if (r.exhausted) this.failure ??= fail("RESOURCE_EXHAUSTED", this.t.alias, this.t.rel);
     this.results[seq] = r.matches;
+    this.unreadable[seq] = r.unreadable;
     while (this.results[this.prefixNext] !== undefined) this.prefixCount += (this.results[this.prefixNext++] as SearchMatch[]).length;
     if (this.prefixCount >= this.want) this.stopped = true;
   }
