@@ -61,7 +61,7 @@ describe.skipIf(!linux)("search worker in serve (Linux: thread counts from /proc
     // it comes up in the background after start-up: wait for it (a ceiling, not a timing assertion)
     for (let i = 0; i < 200 && workerThreads(pid) === 0; i++) await Bun.sleep(25);
     expect(workerThreads(pid)).toBe(1);
-    const call = async (query: string, limit: number) => (await client.callTool({ name: "search_text", arguments: { workdir: "w", query, limit } })).structuredContent as { matches: { path: string; line: number; text: string }[]; returned: number; truncated: boolean };
+    const call = async (query: string, limit: number) => (await client.callTool({ name: "search_text", arguments: { workdir: "w", query, limit } })).structuredContent as { matches: { path: string; line: number; text: string }[]; returned: number; truncated: boolean; unreadable: number };
     const first = await call("needle", 100);
     expect(workerThreads(pid)).toBe(1);
     // 200 matching files, one match each: limit 100 → truncated, the first 100 in walk order
