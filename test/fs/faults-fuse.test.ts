@@ -34,15 +34,18 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(disk, "doomed.txt"), "delete me\n");
   fs.writeFileSync(path.join(disk, "bad.txt"), "a file whose reads fail\n");
   fs.chmodSync(path.join(disk, "keep.txt"), 0o640);
+  // enough files for several search batches, so both scan threads meet failing files
+  fs.mkdirSync(path.join(disk, "many"));
+  for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(disk, "many", `f-${String(i).padStart(3, "0")}.txt`), i % 100 === 7 ? "a needle here\n" : "nothing\n");
   const toml = path.join(base, "serverfs.toml");
   fs.writeFileSync(toml, `[[workdirs]]\nalias = "w"\npath = ${JSON.stringify(path.join(ffs.mount, "w"))}\nread_only = false\nbinary_transfer_enabled = true\n`);
   serve = await connectServe({ args: ["--config", toml], cwd: base, env: bareEnv(base) });
-});
+}, 60_000);
 
 afterAll(async () => {
   await serve?.close();
   await ffs?.close();
-});
+}, 60_000);
 
 function sc(r: CallToolResult): { code: string; message: string } {
   return r.structuredContent as { code: string; message: string };
@@ -114,6 +117,29 @@ describe.skipIf(skip !== null)("filesystem faults on a FUSE mount, through a rea
     expect(fs.existsSync(path.join(disk, "doomed.txt"))).toBe(false);
     await refusedThenServed({ op: "mkdir", path: "/w/made", errno: "ENOSPC" }, "create_directory", { path: "made" }, "NO_SPACE_LEFT");
     await refusedThenServed({ op: "rmdir", path: "/w/empty", errno: "EROFS" }, "delete_directory", { path: "empty", expected_revision: await revisionOf("empty") }, "READ_ONLY_FILESYSTEM");
+  });
+
+  test("search_text skips files whose reads fail, counts them in unreadable, and finds them again once they work", async () => {
+    const search = async () =>
+      ok<{ matches: { path: string }[]; truncated: boolean; unreadable: number }>(await serve!.call("search_text", { workdir: "w", path: "many", query: "needle", limit: 100 }));
+    const all = await search();
+    expect(all.matches.map((m) => m.path)).toEqual([7, 107, 207].map((i) => `many/f-${String(i).padStart(3, "0")}.txt`));
+    expect(all.unreadable).toBe(0);
+    // EIO on reads of one matching file and two others, spread over the walk (more than one
+    // search batch); no read permission on one more
+    await ffs!.rules([
+      { op: "read", path: "/w/many/f-107.txt", errno: "EIO" },
+      { op: "read", path: "/w/many/f-[12]50.txt", errno: "EIO" },
+      { op: "open", path: "/w/many/f-299.txt", errno: "EACCES" },
+    ]);
+    try {
+      const some = await search();
+      expect(some.matches.map((m) => m.path)).toEqual([7, 207].map((i) => `many/f-${String(i).padStart(3, "0")}.txt`));
+      expect({ unreadable: some.unreadable, truncated: some.truncated }).toEqual({ unreadable: 4, truncated: false });
+    } finally {
+      await ffs!.rules([]);
+    }
+    expect(await search()).toEqual(all);
   });
 
   test("reads of a file whose reads fail with EIO answer IO_ERROR, and serve again once they work", async () => {

@@ -117,11 +117,11 @@ describe.skipIf(skip !== null)("a full and a read-only tmpfs in serve's own moun
       env: bareEnv(base),
     });
     pid = serve.transport.pid!;
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await serve?.close();
-  });
+  }, 60_000);
 
   test("ENOSPC: create, edit and upload answer NO_SPACE_LEFT; freeing space lets the same requests through", async () => {
     const s = serve!;
@@ -189,12 +189,12 @@ describe.skipIf(skip !== null)("EACCES for an unprivileged serve, EPERM from an 
       cwd: base,
       env: bareEnv(base),
     });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await serve?.close();
     if (immutable) run(["chattr", "-i", path.join(dir, "frozen")]);
-  });
+  }, 60_000);
 
   test("a directory without write permission: every mutation in it answers ACCESS_DENIED; chmod lets the same requests through", async () => {
     const s = serve!;

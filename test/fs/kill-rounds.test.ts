@@ -132,12 +132,12 @@ beforeAll(async () => {
     toml,
     `[[workdirs]]\nalias = "w"\npath = ${JSON.stringify(path.join(ffs.mount, "w"))}\nread_only = false\nbinary_transfer_enabled = true\nmax_write_bytes = ${4 * SIZE}\n`,
   );
-});
+}, 60_000);
 
 afterAll(async () => {
   for (const s of started) if (s.proc.exitCode === null) s.proc.kill(9);
   await ffs?.close();
-});
+}, 60_000);
 
 async function serve(): Promise<Serve> {
   const s = await startServe(toml, base);
