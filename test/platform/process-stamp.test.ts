@@ -1,0 +1,74 @@
+// Process stamps (platform/fs/process-stamp.ts): the judging rule against a scripted process
+// table (any OS), and this OS's real table against real processes, with the start time read
+// independently from /proc where there is one.
+import { afterAll, describe, expect, test } from "bun:test";
+import { ownerState, ownerStateIn, ownStamp, ownStampIn, type ProcessTable } from "../../platform/fs/process-stamp.ts";
+import { BUN, procFacts } from "../support/proc.ts";
+
+function table(starts: Record<number, string | null | undefined>, own = "100", space = "space A"): ProcessTable {
+  return {
+    start: (pid) => {
+      if (pid === 666) throw new Error("unreadable");
+      return pid in starts ? starts[pid] : null;
+    },
+    ownStart: () => own,
+    pidSpace: () => space,
+  };
+}
+
+describe("the judging rule (scripted tables)", () => {
+  const t = table({ 10: "500", 11: undefined });
+  const self = ownStampIn(t)!;
+
+  test("a stamp is this process's pid, its start time and a short hash of its pid space", () => {
+    expect(self.pid).toBe(process.pid);
+    expect(self.start).toBe("100");
+    expect(self.space).toMatch(/^[0-9a-f]{8}$/);
+    expect(ownStampIn(table({}, "100", "space B"))!.space).not.toBe(self.space);
+    expect(ownStampIn(table({}, "10-0"))).toBeNull(); // a start time that could not be parsed back from a name
+    expect(ownStampIn({ ...t, ownStart: () => undefined })).toBeNull();
+    expect(ownStampIn({ ...t, pidSpace: () => undefined })).toBeNull();
+    expect(ownStampIn(null)).toBeNull();
+  });
+
+  test("gone only for a definite answer in the same pid space", () => {
+    const at = (pid: number, start: string, space = self.space) => ownerStateIn(t, self, { pid, start, space });
+    expect(at(10, "500")).toBe("alive");
+    expect(at(10, "501")).toBe("gone"); // the pid was reused
+    expect(at(12, "500")).toBe("gone"); // no such process
+    expect(at(11, "500")).toBe("unknown"); // the table cannot tell
+    expect(at(666, "500")).toBe("unknown"); // the table failed
+    expect(at(12, "500", "00000000")).toBe("unknown"); // another pid space
+    expect(at(process.pid, "100")).toBe("alive"); // this very process
+    expect(ownerStateIn(null, self, { pid: 12, start: "1", space: self.space })).toBe("unknown");
+    expect(ownerStateIn(t, null, { pid: 12, start: "1", space: self.space })).toBe("unknown");
+  });
+});
+
+const hasTable = process.platform === "linux" || process.platform === "darwin" || process.platform === "win32";
+const children: { kill(sig?: number): void }[] = [];
+afterAll(() => {
+  for (const c of children) c.kill(9);
+});
+
+describe.skipIf(!hasTable)("this OS's process table", () => {
+  test("this process is alive; a child is alive under its own start time, gone once it exited, gone under another", async () => {
+    const own = ownStamp();
+    expect(own).not.toBeNull();
+    expect(ownerState(own!)).toBe("alive");
+    if (process.platform === "linux") expect(own!.start).toBe(procFacts(process.pid)!.startTime);
+
+    const child = Bun.spawn([BUN, "-e", "await new Promise(() => {})"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    children.push(child);
+    // the child's start time, by the table's own reading where there is no independent one
+    const start = process.platform === "linux" ? procFacts(child.pid)!.startTime : undefined;
+    const stamp = { pid: child.pid, start: start ?? "", space: own!.space };
+    if (start !== undefined) {
+      expect(ownerState(stamp)).toBe("alive");
+      expect(ownerState({ ...stamp, start: `${start}1` })).toBe("gone");
+    }
+    child.kill(9);
+    await child.exited;
+    expect(ownerState({ ...stamp, start: start ?? "1" })).toBe("gone");
+  });
+});
