@@ -41,7 +41,7 @@ const order = (replies: Reply[], ids: number[]) => replies.map((r) => r.id).filt
 /** A search that ran to its end without a match, or stopped at the deadline with the coded error. */
 function noMatchOrTimeout(r: Record<string, unknown>): void {
   if ("code" in r) expect(r).toMatchObject({ code: "SEARCH_TIMEOUT", message: expect.stringContaining("search exceeded its time limit") });
-  else expect(r).toEqual({ matches: [], returned: 0, truncated: false });
+  else expect(r).toEqual({ matches: [], returned: 0, truncated: false, unreadable: 0 });
 }
 
 describe("regex search through serve over stdio", () => {
