@@ -2,7 +2,8 @@
 // table (any OS), and this OS's real table against real processes, with the start time read
 // independently from /proc where there is one.
 import { afterAll, describe, expect, test } from "bun:test";
-import { ownerState, ownerStateIn, ownStamp, ownStampIn, type ProcessTable } from "../../platform/fs/process-stamp.ts";
+import path from "node:path";
+import { ownerState, ownerStateIn, ownStamp, ownStampIn, type ProcessStamp, type ProcessTable } from "../../platform/fs/process-stamp.ts";
 import { BUN, procFacts } from "../support/proc.ts";
 
 function table(starts: Record<number, string | null | undefined>, own = "100", space = "space A"): ProcessTable {
@@ -45,30 +46,46 @@ describe("the judging rule (scripted tables)", () => {
   });
 });
 
+const STAMP_MODULE = path.resolve(import.meta.dir, "../../platform/fs/process-stamp.ts");
 const hasTable = process.platform === "linux" || process.platform === "darwin" || process.platform === "win32";
 const children: { kill(sig?: number): void }[] = [];
 afterAll(() => {
   for (const c of children) c.kill(9);
 });
 
+/** A child that prints its own stamp (computed by the product, in that process) and then waits. */
+async function stampedChild(): Promise<{ stamp: ProcessStamp; stop: () => Promise<void> }> {
+  const code = `const { ownStamp } = await import(${JSON.stringify(STAMP_MODULE)}); console.log(JSON.stringify(ownStamp())); await new Promise(() => {});`;
+  const child = Bun.spawn([BUN, "-e", code], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+  children.push(child);
+  const { value } = await child.stdout.getReader().read();
+  const stamp = JSON.parse(new TextDecoder().decode(value)) as ProcessStamp;
+  return {
+    stamp,
+    stop: async () => {
+      child.kill(9);
+      await child.exited;
+    },
+  };
+}
+
 describe.skipIf(!hasTable)("this OS's process table", () => {
-  test("this process is alive; a child is alive under its own start time, gone once it exited, gone under another", async () => {
+  test("this process is alive under its own stamp; its pid under another start time was an earlier process, gone", () => {
     const own = ownStamp();
     expect(own).not.toBeNull();
     expect(ownerState(own!)).toBe("alive");
+    expect(ownerState({ ...own!, start: `${own!.start}1` })).toBe("gone");
     if (process.platform === "linux") expect(own!.start).toBe(procFacts(process.pid)!.startTime);
+  });
 
-    const child = Bun.spawn([BUN, "-e", "await new Promise(() => {})"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-    children.push(child);
-    // the child's start time, by the table's own reading where there is no independent one
-    const start = process.platform === "linux" ? procFacts(child.pid)!.startTime : undefined;
-    const stamp = { pid: child.pid, start: start ?? "", space: own!.space };
-    if (start !== undefined) {
-      expect(ownerState(stamp)).toBe("alive");
-      expect(ownerState({ ...stamp, start: `${start}1` })).toBe("gone");
-    }
-    child.kill(9);
-    await child.exited;
-    expect(ownerState({ ...stamp, start: start ?? "1" })).toBe("gone");
+  test("another process: alive under the stamp it reports, gone under another start time, gone once it exited", async () => {
+    const own = ownStamp()!;
+    const child = await stampedChild();
+    expect(child.stamp.space).toBe(own.space);
+    if (process.platform === "linux") expect(child.stamp.start).toBe(procFacts(child.stamp.pid)!.startTime);
+    expect(ownerState(child.stamp)).toBe("alive");
+    expect(ownerState({ ...child.stamp, start: `${child.stamp.start}1` })).toBe("gone");
+    await child.stop();
+    expect(ownerState(child.stamp)).toBe("gone");
   });
 });
