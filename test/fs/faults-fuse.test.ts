@@ -142,6 +142,27 @@ describe.skipIf(skip !== null)("filesystem faults on a FUSE mount, through a rea
     expect(await search()).toEqual(all);
   });
 
+  test("a directory that cannot be read: IO_ERROR when it is the one asked for, skipped inside a walk", async () => {
+    await ffs!.rules([{ op: "readdir", path: "/w/many", errno: "EIO" }]);
+    try {
+      for (const [tool, args] of [
+        ["list_directory", { path: "many" }],
+        ["find_files", { path: "many", pattern: "*" }],
+        ["directory_tree", { path: "many" }],
+        ["search_text", { path: "many", query: "needle" }],
+      ] as const) {
+        const r = await serve!.call(tool, { workdir: "w", ...args });
+        expect({ tool, code: errorCode(r), message: sc(r).message }).toEqual({ tool, code: "IO_ERROR", message: "w:many — the filesystem reported an I/O error" });
+      }
+      const found = ok<{ matches: { path: string }[] }>(await serve!.call("find_files", { workdir: "w", pattern: "*.txt" }));
+      expect(found.matches.map((m) => m.path).filter((p) => p.startsWith("many/"))).toEqual([]);
+      expect(found.matches.map((m) => m.path)).toContain("keep.txt");
+    } finally {
+      await ffs!.rules([]);
+    }
+    expect(ok<{ returned: number }>(await serve!.call("list_directory", { workdir: "w", path: "many", limit: 500 })).returned).toBe(300);
+  });
+
   test("reads of a file whose reads fail with EIO answer IO_ERROR, and serve again once they work", async () => {
     await ffs!.rules([{ op: "read", path: "/w/bad.txt", errno: "EIO" }]);
     try {

@@ -176,6 +176,7 @@ class SearchRun {
       const dir = stack.pop() as Dir;
       const dirFd = openWalkDir(ws, t, root, dir, first);
       if (dirFd === null) continue;
+      const isRoot = first;
       first = false;
       if (insideVcs) {
         ws.native.closeFast(dirFd);
@@ -185,7 +186,7 @@ class SearchRun {
       const noXdev = isConfined(dirFd);
       const subdirs: Dir[] = [];
       try {
-        const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1);
+        const read = new WalkDirRead(ws, t, dirFd, maxWalk - walked + 1, isRoot);
         while (!read.step()) if (clock.due()) await clock.pause();
         for (const e of read.entries) {
           if (clock.tick()) await clock.pause();
