@@ -113,15 +113,6 @@ export function faultFailure(err: unknown, workdir: string, path: string, mutati
 }
 
 /**
- * A read-side failure outside the open (a read, an fstat): a fault gets its code; anything else is
- * returned as it was, for the caller's own fallback.
- */
-export function readFailure(err: unknown, workdir: string, path: string): unknown {
-  if (err instanceof ServerfsError) return err;
-  return faultFailure(err, workdir, path, false) ?? err;
-}
-
-/**
  * Map an errno from opening/resolving a request path. `create` means the failing open was the
  * parent of a path being created (ENOENT → PARENT_NOT_FOUND).
  */
