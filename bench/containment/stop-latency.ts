@@ -2,7 +2,9 @@
 //
 //   contained: containment().spawn of sh -> 7 sh -> 6 leaves each, every leaf `setsid sleep` (42
 //              processes in their own sessions, which kill(-pgid) cannot reach); stop(grace)
-//              until proved (TERM path), and stop(0) (straight to KILL).
+//              until proved (TERM path), and stop(0) (straight to KILL). Once with the proof this
+//              host gives the Bridge (a cgroup per task where this process may make one) and once
+//              freeze-first (SERVERFS_TASK_CGROUP=off's path), interleaved.
 //   baseline:  Bun.spawn({detached}) of the same tree WITHOUT setsid (all 50 in one group);
 //              process.kill(-pgid, SIGTERM), then poll kill(-pgid, 0) until ESRCH. Also reported:
 //              when /proc first shows no live (non-zombie) member of the group, because ESRCH
@@ -11,7 +13,9 @@
 // Usage: bun bench/containment/stop-latency.ts [runs=30]
 import { cpus, release, totalmem } from "node:os";
 import { readdirSync, readFileSync } from "node:fs";
-import { becomeSubreaper, containment } from "../../platform/index.ts";
+import { becomeSubreaper, stopProof } from "../../platform/index.ts";
+import { createLinuxContainment } from "../../platform/linux/containment.ts";
+import type { Containment } from "../../platform/types.ts";
 import { nestedTree } from "../../test/platform/shapes.ts";
 
 const RUNS = Number(process.argv[2] ?? 30);
@@ -64,12 +68,12 @@ async function baselineOnce(): Promise<{ esrch: number; noLive: number }> {
   return { esrch, noLive };
 }
 
-async function containedOnce(graceMs: number, index: number): Promise<{ ms: number; proved: boolean; escapees: number }> {
-  const p = await containment().spawn({
+async function containedOnce(c: Containment, graceMs: number, index: number): Promise<{ ms: number; proved: boolean; escapees: number }> {
+  const p = await c.spawn({
     argv: nestedTree(7, 6, true),
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    runId: `bench-${process.pid}-${graceMs}-${index}`,
+    runId: `bench-${process.pid}-${graceMs}-${index}-${Math.random().toString(36).slice(2, 8)}`,
   });
   let members = await p.members();
   while (members.length < TREE) {
@@ -103,21 +107,27 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 becomeSubreaper();
-const term: number[] = [];
-const kill: number[] = [];
-let unproved = 0;
-let escapeesSeen = 0;
+const modes: Array<{ name: string; c: Containment }> = [{ name: `host proof (${stopProof().path})`, c: createLinuxContainment() }];
+if (stopProof().path !== "freeze") modes.push({ name: "freeze-first", c: createLinuxContainment({ taskCgroups: "off" }) });
+const results = modes.map(() => ({ term: [] as number[], kill: [] as number[], unproved: 0, escapees: 0 }));
 for (let i = 0; i < RUNS; i++) {
-  const a = await containedOnce(2000, i);
-  const b = await containedOnce(0, i);
-  term.push(a.ms);
-  kill.push(b.ms);
-  if (!a.proved || !b.proved) unproved++;
-  escapeesSeen = Math.max(escapeesSeen, a.escapees, b.escapees);
+  for (const [m, mode] of modes.entries()) {
+    const a = await containedOnce(mode.c, 2000, i);
+    const b = await containedOnce(mode.c, 0, i);
+    const r = results[m]!;
+    r.term.push(a.ms);
+    r.kill.push(b.ms);
+    if (!a.proved || !b.proved) r.unproved++;
+    r.escapees = Math.max(r.escapees, a.escapees, b.escapees);
+  }
 }
 
+console.log(`stop proof of this host: ${stopProof().path} (${stopProof().reason})`);
 console.log(`baseline kill(-pgid) TERM, same-group tree, until ESRCH:      ${stats(esrch)}`);
 console.log(`baseline kill(-pgid) TERM, same-group tree, until no live:    ${stats(noLive)}`);
-console.log(`contained stop(2000), ${escapeesSeen} setsid escapees, proved:  ${stats(term)}`);
-console.log(`contained stop(0) (KILL at once), proved:                  ${stats(kill)}`);
-console.log(`runs without proof: ${unproved}`);
+for (const [m, mode] of modes.entries()) {
+  const r = results[m]!;
+  console.log(`${mode.name}: stop(2000), ${r.escapees} setsid escapees, proved:  ${stats(r.term)}`);
+  console.log(`${mode.name}: stop(0) (KILL at once), proved:             ${stats(r.kill)}`);
+  console.log(`${mode.name}: runs without proof: ${r.unproved}`);
+}

@@ -68,6 +68,8 @@ function load() {
     fgetxattr: { args: ["i32", "ptr", "ptr", "u64", "u32", "i32"], returns: "i64" },
     fsetxattr: { args: ["i32", "ptr", "ptr", "u64", "u32", "i32"], returns: "i32" },
     fcopyfile: { args: ["i32", "i32", "ptr", "u32"], returns: "i32" },
+    // int flock(int fd, int operation): fixed arguments (xnu bsd/sys/fcntl.h)
+    flock: { args: ["i32", "i32"], returns: "i32" },
   }).symbols;
 }
 
@@ -108,6 +110,10 @@ export function fchmod(fd: number, mode: number): void {
 }
 export function fchown(fd: number, uid: number, gid: number): void {
   check(sys().fchown(fd, uid, gid), "fchown");
+}
+/** flock(2) (the writers' directory lock, dir-lock-posix.ts). */
+export function flock(fd: number, operation: number): void {
+  check(sys().flock(fd, operation), "flock");
 }
 /** F_FULLFSYNC where this architecture can reach it without a variadic binding (fullsync-darwin.ts). */
 export const fsync = fullFsync;

@@ -63,6 +63,7 @@ function loadLibc() {
     fgetxattr: { args: ["i32", "ptr", "ptr", "u64"], returns: "i64" },
     fsetxattr: { args: ["i32", "ptr", "ptr", "u64", "i32"], returns: "i32" },
     fsync: { args: ["i32"], returns: "i32" },
+    flock: { args: ["i32", "i32"], returns: "i32" },
     close: { args: ["i32"], returns: "i32" },
     lseek: { args: ["i32", "i64", "i32"], returns: "i64" },
     read: { args: ["i32", "ptr", "u64"], returns: FFIType.i64_fast },
@@ -288,6 +289,11 @@ export function getdents64(fd: number, buf: Buffer): number {
 
 export function fsync(fd: number): void {
   check(lib().s.fsync(fd), "fsync");
+}
+
+/** flock(2) (fixed arguments; the writers' directory lock, dir-lock-posix.ts). */
+export function flock(fd: number, operation: number): void {
+  check(lib().s.flock(fd, operation), "flock");
 }
 
 /** All extended attributes of an open file, by name. */

@@ -31,6 +31,11 @@ export interface DirEntryInfo {
   kind: "file" | "directory" | "symlink" | "other" | "unknown";
 }
 
+/** A held writers' directory lock (FsNative.tryLockDirectory); release is idempotent. */
+export interface DirectoryLock {
+  release(): void;
+}
+
 export interface RootOptions {
   /** false: no lookup beneath this root (or beneath anything opened from it) crosses a mount point. */
   crossMounts?: boolean;
@@ -104,6 +109,17 @@ export interface FsNative {
   publishFd?(fd: number, dirFd: number, newName: string, replace: boolean): void;
   /** Copy an ACL kept outside the xattr namespace (macOS); absent where ACLs are xattrs. */
   copyAcl?(fromFd: number, toFd: number): void;
+  /**
+   * One attempt, never waiting, at the exclusive lock every serverfs writer takes on the directory
+   * held as `dirFd` from its revision check through its rename or unlink there (src/fs/dir-lock.ts
+   * waits and retries). null: another holder has it. It is advisory (only serverfs writers take
+   * it), not inherited by child processes, and the kernel drops it when the holder dies.
+   * Linux and macOS: flock(LOCK_EX|LOCK_NB) on a read-only descriptor of that directory opened for
+   * the lock alone (dir-lock-posix.ts); no file is created and `lockFilesDir` is unused.
+   * Windows: LockFileEx on a lock file named after the directory's identity in `lockFilesDir`,
+   * created when missing (dir-lock-windows.ts).
+   */
+  tryLockDirectory(dirFd: number, lockFilesDir: string): DirectoryLock | null;
 }
 
 /** The backend for this OS. Module imports are side-effect free; libraries load on first call. */

@@ -25,6 +25,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import * as darwin from "./darwin.ts";
+import { flockDirectory } from "./dir-lock-posix.ts";
 import { selectInSteps } from "./dir-select.ts";
 import { BulkReader } from "./dirlist-darwin.ts";
 import { chunkParts } from "./path-chunks.ts";
@@ -51,6 +52,8 @@ export interface DarwinCalls {
   createAt(dir: number, name: string, mode: number): number;
   /** One chunk of a directory's entries per call; false once exhausted. */
   dirReader(dirFd: number): { next(each: (name: string, kind: DirEntryInfo["kind"]) => void): boolean };
+  /** flock(2) with macOS's LOCK_* values (the same numbers as Linux's). */
+  flock(fd: number, operation: number): void;
   ops: Pick<FsNative, "linkAt" | "renameAt" | "renameNoReplace" | "unlinkAt" | "mkdirAt" | "fchmod" | "fchown" | "listXattrs" | "setXattr" | "fsync" | "copyAcl">;
 }
 
@@ -60,6 +63,7 @@ export const darwinCalls: DarwinCalls = {
   fstatat: darwin.fstatat,
   createAt: darwin.createAt,
   dirReader: (fd) => new BulkReader(fd),
+  flock: darwin.flock,
   ops: {
     linkAt: darwin.linkat,
     renameAt: darwin.renameat,
@@ -285,6 +289,12 @@ export function makeDarwinNative(sys: DarwinCalls): FsNative {
     },
     closeFast: closeQuietly,
     preservesXattr: darwinPreservesXattr,
+    tryLockDirectory(dirFd) {
+      // "." of the held directory, a descriptor of the lock's own: O_RDONLY, or O_SEARCH where
+      // the directory is not readable (xnu's flock takes any vnode descriptor)
+      const fd = walk(base(dirFd), dirFd, [], DIR, true);
+      return flockDirectory(fd, sys.flock, closeQuietly);
+    },
   };
 }
 

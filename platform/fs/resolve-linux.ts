@@ -10,6 +10,7 @@
 // child lstat goes through such an open instead of the /proc path (which would cross).
 
 import fs from "node:fs";
+import { flockDirectory } from "./dir-lock-posix.ts";
 import { selectInSteps } from "./dir-select.ts";
 import { DirentReader } from "./dirents-linux.ts";
 import * as sys from "./linux.ts";
@@ -223,6 +224,13 @@ export const linuxNative: FsNative = {
   openReadChild(dirFd, name) {
     // a read descriptor is never a lookup base, so it needs no entry in `confined`
     return sys.hasOpenat2() ? openReadBeneath(dirFd, name, confined.has(dirFd)) : linuxNative.openBeneath(dirFd, [name], "read");
+  },
+  tryLockDirectory(dirFd) {
+    // a descriptor of its own, never a lookup base: flock on an O_PATH descriptor is EBADF, and a
+    // directory opens for real only read-only (so serve needs read permission on it)
+    const fd = linuxNative.openBeneath(dirFd, [], "dirList");
+    confined.delete(fd);
+    return flockDirectory(fd, sys.flock, closeQuietly);
   },
   // user attributes and the POSIX access ACL; security.* labels are assigned by the system
   preservesXattr: (name) => name.startsWith("user.") || name === "system.posix_acl_access",

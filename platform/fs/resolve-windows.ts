@@ -13,6 +13,7 @@
 // enabled backup privilege it would bypass the DACL, silently widening what serve may touch.
 
 import fs from "node:fs";
+import { lockDirectoryWindows } from "./dir-lock-windows.ts";
 import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
 import { looksLikeShortName } from "./windows-names.ts";
 import * as nt from "./windows.ts";
@@ -235,6 +236,7 @@ export const windowsNative: FsNative = {
   },
   closeFast: closeQuietly,
   preservesXattr: () => false,
+  tryLockDirectory: lockDirectoryWindows,
   copyAcl(fromFd, toFd) {
     copySecurity(nt.handleOf(fromFd), nt.handleOf(toFd));
   },

@@ -313,22 +313,36 @@ export class ContainmentSet {
     /** The frozen set the previous look found, when no signal was sent since. */
     let frozenBefore: Set<string> | null = null;
     let emptyOnce = false;
+    /** A live member outside the killed group was seen: only the freeze can prove it gone. */
+    let sawOutside = !groupKilled;
+    /**
+     * Every process of the task had SIGKILL pending before the current look began: sent after a
+     * look that saw them all frozen, or by the group kill. A killed process cannot fork, and what
+     * it forked before was born before the kill, so one empty look is then proof.
+     */
+    let converged = groupKilled;
     let snapshot = first;
     let pause = 1;
     for (;;) {
       snapshot = this.look();
       if (isEmpty(snapshot)) {
-        if (emptyOnce) return done(snapshot, "kill");
+        if (converged || emptyOnce) return done(snapshot, "kill");
         emptyOnce = true;
       } else {
         emptyOnce = false;
         if (groupKilled) for (const entry of snapshot.live) if (snapshot.inGroup.has(entry.pid)) killed.add(keyOf(entry));
+        if (snapshot.unsettled > 0 || snapshot.live.some((e) => !killed.has(keyOf(e)))) {
+          converged = false;
+          sawOutside = true;
+        }
         const keys = new Set(snapshot.live.map(keyOf));
         const allFrozen = snapshot.unsettled === 0 && snapshot.live.every((e) => killed.has(keyOf(e)) || this.isFrozen(e));
-        if (allFrozen && frozenBefore !== null && sameKeys(frozenBefore, keys)) {
+        if (!sawOutside) {
+          // Everything found is in the killed group: wait for it to die.
+        } else if (allFrozen && frozenBefore !== null && sameKeys(frozenBefore, keys)) {
           // Nothing can fork any more, and the last look saw every process there is: kill them.
           for (const key of this.signal(snapshot, "SIGKILL")) killed.add(key);
-          if (snapshot.groupPopulated) killGroup();
+          converged = snapshot.live.every((e) => killed.has(keyOf(e)));
           frozenBefore = null;
         } else if (allFrozen) {
           // Look once more without signalling: a member continued meanwhile shows up running.

@@ -13,6 +13,7 @@ export const DEFAULT_LIMITS: Readonly<FsLimits> = {
   max_edits_per_call: 50,
   max_files_per_read: 32,
   max_media_bytes: 5_242_880,
+  file_lock_wait_ms: 5_000,
 };
 
 /** Global defaults of the per-workdir policy (extra_deny_globs is the global list, empty by default). */

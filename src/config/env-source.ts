@@ -29,6 +29,7 @@ export const ENV_GLOBALS: Readonly<Record<string, { path: readonly string[]; kin
   SERVERFS_MAX_EDITS_PER_CALL: { path: ["limits", "max_edits_per_call"], kind: "int" },
   SERVERFS_MAX_FILES_PER_READ: { path: ["limits", "max_files_per_read"], kind: "int" },
   SERVERFS_MAX_MEDIA_BYTES: { path: ["limits", "max_media_bytes"], kind: "int" },
+  SERVERFS_FILE_LOCK_WAIT_MS: { path: ["limits", "file_lock_wait_ms"], kind: "int" },
   SERVERFS_ALLOW_HIDDEN: { path: ["defaults", "allow_hidden"], kind: "bool" },
   SERVERFS_DISABLE_DEFAULT_DENY: { path: ["defaults", "disable_default_deny"], kind: "bool" },
   SERVERFS_EXTRA_DENY_GLOBS: { path: ["defaults", "extra_deny_globs"], kind: "list" },

@@ -141,6 +141,7 @@ const SECTIONS: Record<string, () => Node> = {
         max_edits_per_call: positiveInt,
         max_files_per_read: positiveInt,
         max_media_bytes: positiveInt,
+        file_lock_wait_ms: positiveInt,
       },
     ),
   defaults: () => table({}, policyFields),
@@ -267,7 +268,8 @@ export interface RawDocument {
     | "search_max_file_bytes"
     | "max_edits_per_call"
     | "max_files_per_read"
-    | "max_media_bytes",
+    | "max_media_bytes"
+    | "file_lock_wait_ms",
     number
   >>;
   defaults?: RawPolicy;

@@ -32,6 +32,7 @@ log_level = "INFO"                  # DEBUG | INFO | WARNING | ERROR
 # max_edits_per_call = ${L.max_edits_per_call}
 # max_files_per_read = ${L.max_files_per_read}
 # max_media_bytes = ${L.max_media_bytes}
+# file_lock_wait_ms = ${L.file_lock_wait_ms}
 
 # Defaults for every workdir; each may be overridden inside a [[workdirs]] entry.
 [defaults]

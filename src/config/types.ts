@@ -25,6 +25,8 @@ export interface FsLimits {
   max_files_per_read: number;
   /** Largest file read_media_file returns. */
   max_media_bytes: number;
+  /** How long a guarded mutation waits for the directory lock another serverfs writer holds (FILE_BUSY after). */
+  file_lock_wait_ms: number;
 }
 
 /** Settings that have a global default and may be overridden per workdir. */

@@ -120,6 +120,6 @@ export async function uploadBinaryFile(
     return withExistingFile(ws, t, expected, true, (parent, source, before) => {
       const { revision } = publishReplace(ws, t, parent, source, before, bytes);
       return { workdir: t.alias, path: t.rel, created: false, replaced: true, bytes_written: bytes.length, sha256, revision_before: before, revision };
-    });
+    }, { lock: true });
   });
 }

@@ -1,9 +1,11 @@
 // delete_file: a regular file only, opened read-only first (a file this process cannot read is
 // refused), revision checked on the descriptor, re-checked by lstat of the name, then unlinked by
-// name relative to the verified parent while the descriptor is still held.
+// name relative to the verified parent while the descriptor is still held, all under the parent's
+// writers' lock (dir-lock.ts).
 
+import { errnoCode } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
-import { mutationFailure } from "./fail.ts";
+import { fail, mutationFailure } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { assertUnchangedAt, withExistingFile } from "./publish.ts";
 
@@ -22,9 +24,11 @@ export async function deleteFile(ws: Workspace, gate: MutationGate, t: Target, e
       try {
         ws.native.unlinkAt(parent.fd, parent.name, false);
       } catch (err) {
+        // only a writer outside serverfs can get in between (serverfs writers wait for the lock)
+        if (errnoCode(err) === "ENOENT") throw fail("REVISION_CONFLICT", t.alias, t.rel, "file was removed meanwhile");
         throw mutationFailure(err, t.alias, t.rel);
       }
       return { workdir: t.alias, path: t.rel, deleted: true as const, bytes_deleted: Number(file.st.size), revision_deleted: revision };
-    }),
+    }, { lock: true }),
   );
 }

@@ -1,10 +1,12 @@
 // create_directory (exactly one level, 0777 & ~umask) and delete_directory (never recursive:
 // a physical emptiness scan that counts hidden, denied and reserved entries too, and never
-// names a child in its error).
+// names a child in its error; from its revision check to the rmdir it holds the parent's
+// writers' lock, dir-lock.ts).
 
 import fs from "node:fs";
 import { errnoCode } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import { lockDirectories, type HeldLocks } from "./dir-lock.ts";
 import { fail, mutationFailure } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { openAt } from "./open.ts";
@@ -50,7 +52,9 @@ export async function createDirectory(ws: Workspace, gate: MutationGate, t: Targ
 export async function deleteDirectory(ws: Workspace, gate: MutationGate, t: Target, expectedRevision: string): Promise<DeleteDirectoryOutput> {
   return gate.run(t.wd.workdir, async () => {
     const parent = openParent(ws, t, "mutate");
+    let locks: HeldLocks | null = null;
     try {
+      locks = await lockDirectories(ws, t, [parent.fd]);
       const fd = openAt(ws, t, parent.fd, [parent.name], "dirList", "mutate");
       try {
         const revision = revisionOf(fs.fstatSync(fd, { bigint: true }));
@@ -75,6 +79,7 @@ export async function deleteDirectory(ws: Workspace, gate: MutationGate, t: Targ
         closeQuietly(fd);
       }
     } finally {
+      locks?.release();
       closeQuietly(parent.fd);
     }
   });

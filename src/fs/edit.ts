@@ -161,9 +161,10 @@ export async function editTextFile(
       const r = await editedBytes(t, source, revisionBefore, encoded);
       const revision = publish ? publishReplace(ws, t, parent, source, revisionBefore, r.out).revision : revisionBefore;
       return { ...r, revisionBefore, revision };
-    });
-  // A dry run changes nothing, so like every read it neither waits for nor takes the writer lease;
-  // every check the edit would make (policy, type, hard links, revision, the edits themselves) runs.
+    }, { lock: publish });
+  // A dry run changes nothing, so like every read it neither waits for nor takes the writer lease
+  // or the directory lock; every check the edit would make (policy, type, hard links, revision,
+  // the edits themselves) runs.
   const dryRun = options.dryRun === true;
   const r = dryRun ? await run(false) : await gate.run(w, () => run(true));
   // After publication (and outside the lease): the diff is only a report of what was written.

@@ -31,6 +31,7 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   PARENT_NOT_FOUND: "parent directory does not exist",
   PATH_ALREADY_EXISTS: "something already exists at this path",
   REVISION_CONFLICT: "expected_revision does not match the current revision",
+  FILE_BUSY: "another serverfs writer is changing this directory; nothing changed, retry",
   EDIT_CONFLICT: "edit does not apply",
   TOO_MANY_EDITS: "too many edits in one call",
   WRITE_TOO_LARGE: "content is larger than the write limit",

@@ -4,13 +4,15 @@
 // the kernel's no-replace flag (FsNative.renameNoReplace): a destination that appears after every
 // check of ours is still refused (EEXIST → PATH_ALREADY_EXISTS), not overwritten.
 // The source's revision token is checked on its descriptor and again, by lstat of its name,
-// right before the rename, as delete_file and delete_directory do. For a directory that token is
-// the directory's own (stat_file's): it changes when a direct entry is added, removed or renamed,
-// or when the directory's own metadata changes, not when something deeper below changes.
+// right before the rename, as delete_file and delete_directory do, with the writers' locks of
+// both parents held throughout (dir-lock.ts). For a directory that token is the directory's own
+// (stat_file's): it changes when a direct entry is added, removed or renamed, or when the
+// directory's own metadata changes, not when something deeper below changes.
 
 import fs, { type BigIntStats } from "node:fs";
 import { errnoCode } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import { lockDirectories, type HeldLocks } from "./dir-lock.ts";
 import { fail, mutationFailure, openFailure } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { openAt } from "./open.ts";
@@ -87,7 +89,10 @@ export async function moveFile(ws: Workspace, gate: MutationGate, src: Target, d
     const sp = openParent(ws, src, "mutate");
     try {
       const dp = openParent(ws, dst, "create");
+      let locks: HeldLocks | null = null;
       try {
+        // both directories change (an entry leaves one, arrives in the other): both locks, in the global order
+        locks = await lockDirectories(ws, src, [sp.fd, dp.fd]);
         const obj = openAt(ws, src, sp.fd, [sp.name], "object", "mutate");
         try {
           const st = fs.fstatSync(obj, { bigint: true });
@@ -121,6 +126,7 @@ export async function moveFile(ws: Workspace, gate: MutationGate, src: Target, d
           closeQuietly(obj);
         }
       } finally {
+        locks?.release();
         closeQuietly(dp.fd);
       }
     } finally {

@@ -14,6 +14,7 @@
 import fs, { type BigIntStats } from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
+import { lockDirectories, type HeldLocks } from "./dir-lock.ts";
 import { fail, faultFailure, mutationFailure, openFailure } from "./fail.ts";
 import { openAt, refuseNonRegular } from "./open.ts";
 import { revisionOf } from "./revision.ts";
@@ -198,8 +199,10 @@ export function assertUnchangedAt(ws: Workspace, t: Target, parent: { fd: number
 /**
  * Run `fn` on the existing regular file at `t`, opened through its verified parent, once its
  * revision matches `expectedRevision` (and, for a replacement, once it has a single link: a new
- * inode renamed over one name would silently split it from its other names). Both descriptors
- * are closed when `fn` settles.
+ * inode renamed over one name would silently split it from its other names). With `lock`, the
+ * parent's writers' lock (dir-lock.ts) is held from before the revision check until `fn` settles,
+ * so no other serverfs writer changes the name in between. Both descriptors are closed when `fn`
+ * settles.
  */
 export async function withExistingFile<R>(
   ws: Workspace,
@@ -207,9 +210,12 @@ export async function withExistingFile<R>(
   expectedRevision: string,
   refuseHardlinks: boolean,
   fn: (parent: { fd: number; name: string }, source: { fd: number; st: BigIntStats }, revision: string) => R | Promise<R>,
+  options: { lock: boolean },
 ): Promise<R> {
   const parent = openParent(ws, t, "mutate");
+  let locks: HeldLocks | null = null;
   try {
+    if (options.lock) locks = await lockDirectories(ws, t, [parent.fd]);
     const source = openExistingFile(ws, t, parent.fd);
     try {
       const revision = revisionOf(source.st);
@@ -220,6 +226,7 @@ export async function withExistingFile<R>(
       closeQuietly(source.fd);
     }
   } finally {
+    locks?.release();
     closeQuietly(parent.fd);
   }
 }

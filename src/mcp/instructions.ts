@@ -13,7 +13,9 @@ export const SERVER_INSTRUCTIONS = [
   "Write tools appear only when a workdir is read-write: create_text_file and move_file never overwrite;",
   "edit_text_file, delete_file, delete_directory and move_file need the revision token from your latest read",
   "or stat_file, and a REVISION_CONFLICT",
-  "means the object changed: read it again before retrying. edit_text_file returns a diff of what it",
+  "means the object changed: read it again before retrying. FILE_BUSY means another writer was changing",
+  "the same directory at that moment and nothing was done: retry the same call.",
+  "edit_text_file returns a diff of what it",
   "changed; with dry_run=true it only returns that diff and writes nothing.",
   "Errors come back as 'CODE: detail' with structuredContent {code, message}.",
 ].join("\n");

@@ -61,6 +61,7 @@ export const linuxDarwinCalls: DarwinCalls = {
     return linux.openat(dir, name, L.RDWR | L.CREAT | L.EXCL | L.NOFOLLOW | L.NOCTTY, mode);
   },
   dirReader: (fd) => new DirentReader(fd),
+  flock: linux.flock,
   ops: {
     linkAt: (dir, oldName, newName) => linux.linkat(dir, oldName, dir, newName),
     renameAt: (dir, oldName, newName) => linux.renameat(dir, oldName, dir, newName),
