@@ -205,7 +205,7 @@ describe.skipIf(skip !== null)("SIGKILL in the middle of an overwrite", () => {
     expect((await last.call("create_text_file", { workdir: "w", path: "final.txt", content: "x" })).isError).toBe(false);
     expect(tempsIn(disk)).toEqual([]);
     await last.close();
-  }, 120_000);
+  }, 300_000);
 
   test("a live serve's temp survives another serve's write and start-up sweep; its write then completes", async () => {
     const f = ffs!;
