@@ -110,17 +110,18 @@ export interface SweepReport {
 
 const pause = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * The start-up pass: every read-write workdir, breadth first, at most SWEEP_MAX_ENTRIES entries
- * read per workdir and directories at most SWEEP_MAX_DEPTH deep (tests pass smaller bounds). Visible directories are entered
- * (hidden, denied and reserved ones are not, as for every walk; the per-write sweep covers the
- * rest). It gives the event loop back after every step of a directory read. Never throws.
- */
 export interface SweepBounds {
   maxEntries: number;
   maxDepth: number;
 }
 
+/**
+ * The start-up pass: every read-write workdir, breadth first, at most `maxEntries` entries read
+ * per workdir (SWEEP_MAX_ENTRIES) in directories at most `maxDepth` deep (SWEEP_MAX_DEPTH).
+ * Visible directories are entered (hidden, denied and reserved ones are not, as for every walk;
+ * the per-write sweep covers the rest). It gives the event loop back after every step of a
+ * directory read. Never throws.
+ */
 export async function sweepWorkdirs(ws: Workspace, gate: MutationGate, bounds: SweepBounds = { maxEntries: SWEEP_MAX_ENTRIES, maxDepth: SWEEP_MAX_DEPTH }): Promise<SweepReport> {
   const report: SweepReport = { workdirs: 0, directories: 0, entries: 0, removed: 0, kept: 0, truncated: false };
   for (const w of ws.registry.workdirs) {
