@@ -58,7 +58,13 @@ async function startServe(toml: string, cwd: string): Promise<Serve> {
   const logs: Record<string, unknown>[] = [];
   const logWaiters: { event: string; resolve: (l: Record<string, unknown>) => void }[] = [];
   void lines(proc.stderr, (l) => {
-    const line = JSON.parse(l) as Record<string, unknown>;
+    // serve logs one JSON object per line; anything else on stderr (a runtime's own note) is not a log line
+    let line: Record<string, unknown>;
+    try {
+      line = JSON.parse(l) as Record<string, unknown>;
+    } catch {
+      return;
+    }
     logs.push(line);
     for (const w of logWaiters.filter((w) => w.event === line.event)) w.resolve(line);
   });
