@@ -13,6 +13,8 @@ import { tempsIn } from "./disk-snapshot.ts";
 import { expectCode, registry, tempDir, workdir, write } from "./helpers.ts";
 
 const linux = process.platform === "linux";
+// the owners' start times are read from /proc by the test itself (test/platform/process-stamp.test.ts covers every OS)
+if (!linux) console.warn("temp-sweep: skipped: reads process start times from /proc");
 const children: { kill(sig?: number): void }[] = [];
 afterAll(() => {
   for (const c of children) c.kill(9);
