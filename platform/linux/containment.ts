@@ -10,7 +10,7 @@ import { createPosixContainment, DEFAULT_KILL_PHASE_MS } from "../posix/containm
 import type { ProcReader } from "../posix/process-table.ts";
 import type { Containment, StopProofReport } from "../types.ts";
 import { createProcReader, readProcEntry } from "./proc-reader.ts";
-import { reapAdopted } from "./subreaper.ts";
+import { isLinuxSubreaper, reapAdopted } from "./subreaper.ts";
 import { setUpTaskCgroups, type CgroupSetup } from "./task-cgroup.ts";
 
 /** Set to "off" to make every stop freeze first even where task cgroups would work (diagnosis). */
@@ -54,6 +54,7 @@ export function createLinuxContainment(options: LinuxContainmentOptions = {}): C
     startTimeOf: (pid) => readProcEntry(pid)?.startTime ?? null,
     killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,
     taskGroups: taskCgroupSetup(options.taskCgroups ?? modeFromEnvironment()).groups,
+    adoptsOrphans: isLinuxSubreaper,
   });
 }
 

@@ -34,6 +34,13 @@ export interface EngineHooks {
   bunChildren: ReadonlySet<number>;
   /** How long the KILL phase keeps looking before giving up on proof. */
   killPhaseMs: number;
+  /**
+   * Whether every orphan of our tasks is re-parented to this process (a Linux child subreaper).
+   * Then only an orphan can be an unidentified member, and a process caught mid-execve whose parent
+   * is some other live process is left alone: one stuck exec elsewhere on the host (a hung network
+   * filesystem) would otherwise keep every stop from being proved.
+   */
+  adoptsOrphans?: () => boolean;
 }
 
 export interface SetIdentity {
@@ -136,13 +143,14 @@ export class ContainmentSet {
 
     const members = new Map<number, ProcEntry>();
     const unreadable: ProcEntry[] = [];
-    let unsettled = 0;
+    const unsettled: ProcEntry[] = [];
     const queue: ProcEntry[] = [];
     const add = (entry: ProcEntry) => {
       if (entry.pid === ownPid || members.has(entry.pid)) return;
       members.set(entry.pid, entry);
       queue.push(entry);
     };
+    const adopts = this.hooks.adoptsOrphans?.() ?? false;
     for (const entry of table.values()) {
       if (entry.pid === ownPid) continue;
       if (inGroup.has(entry.pid)) add(entry);
@@ -153,7 +161,10 @@ export class ContainmentSet {
         const verdict = this.hasMarker(entry);
         if (verdict === true) add(entry);
         else if (verdict === MARKER_UNREADABLE) unreadable.push(entry);
-        else if (verdict === MARKER_UNSETTLED) unsettled++;
+        else if (verdict === MARKER_UNSETTLED && !group && (!adopts || entry.ppid === ownPid || !table.has(entry.ppid))) {
+          // With a task group every process of the task is in it, mid-exec or not.
+          unsettled.push(entry);
+        }
       }
     }
     while (queue.length > 0) {
@@ -175,7 +186,15 @@ export class ContainmentSet {
     this.reapZombies(members);
     // Read last: a group found empty after the table was read was empty for the whole look.
     const groupPopulated = group ? group.populated() : false;
-    return { table, members, live, unreadable: unreadable.filter((e) => !members.has(e.pid)), inGroup, groupPopulated, unsettled };
+    return {
+      table,
+      members,
+      live,
+      unreadable: unreadable.filter((e) => !members.has(e.pid)),
+      inGroup,
+      groupPopulated,
+      unsettled: unsettled.filter((e) => !members.has(e.pid)).length,
+    };
   }
 
   /** Stopped as a whole: it cannot fork until something continues it. */

@@ -31,6 +31,8 @@ export interface PosixContainmentOptions {
   onProved?: (runId: string) => void;
   /** One kernel group per task (Linux cgroup v2), where the host lets us make them. */
   taskGroups?: TaskGroups | null;
+  /** Whether orphans of our tasks are re-parented to this process (Linux subreaper). */
+  adoptsOrphans?: () => boolean;
 }
 
 export function validateSpawnSpec(spec: SpawnSpec): void {
@@ -63,6 +65,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
     reap: options.reap,
     bunChildren,
     killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,
+    ...(options.adoptsOrphans ? { adoptsOrphans: options.adoptsOrphans } : {}),
   };
 
   async function spawn(spec: SpawnSpec): Promise<ContainedProcess> {

@@ -52,8 +52,8 @@ function comm(pid: number): string {
   }
 }
 
-function sleepersOf(runId: string, leaderPid: number): number {
-  return livePidsOfTask(runId, leaderPid).filter((pid) => ["sleep", "perl"].includes(comm(pid))).length;
+function sleepersOf(runId: string, leaderPid: number, leaderStart: string | undefined): number {
+  return livePidsOfTask(runId, leaderPid, leaderStart).filter((pid) => ["sleep", "perl"].includes(comm(pid))).length;
 }
 
 let batch = 0;
@@ -61,10 +61,12 @@ let batch = 0;
 /** One stop of one tree; returns what went wrong, or null. */
 async function runOnce(mode: ProofMode, shape: TreeShape, runId: string, proofs: Set<string>, checkMembership: boolean): Promise<string | null> {
   const p = await mode.containment().spawn({ argv: shape.argv, cwd: tmpdir(), env: childEnv(), runId });
+  // With it, a session scan never mistakes a new process that got the leader's pid for the leader.
+  const leaderStart = procFacts(p.pid)?.startTime;
   const built = await waitUntil(
     () =>
-      sleepersOf(runId, p.pid) === shape.sleepers &&
-      (!shape.hasStoppedMember || livePidsOfTask(runId, p.pid).some((pid) => procFacts(pid)?.state === "T")),
+      sleepersOf(runId, p.pid, leaderStart) === shape.sleepers &&
+      (!shape.hasStoppedMember || livePidsOfTask(runId, p.pid, leaderStart).some((pid) => procFacts(pid)?.state === "T")),
     10_000,
   );
   if (!built) {
@@ -73,18 +75,18 @@ async function runOnce(mode: ProofMode, shape: TreeShape, runId: string, proofs:
   }
   // Membership must match an independent marker scan exactly (no member missed, none invented).
   // Compare at a quiet moment: a `setsid -f` parent may still be on its way out.
-  let members: number[] = livePidsOfTask(runId, p.pid);
+  let members: number[] = livePidsOfTask(runId, p.pid, leaderStart);
   let independent: number[] = members;
   for (let attempt = 0; checkMembership && attempt < 300; attempt++) {
     members = (await p.members()).sort((a, b) => a - b);
-    independent = livePidsOfTask(runId, p.pid);
+    independent = livePidsOfTask(runId, p.pid, leaderStart);
     if (Bun.deepEquals(members, independent)) break;
     await Bun.sleep(10);
   }
   if (!Bun.deepEquals(members, independent)) return `${shape.name}: members ${members} but /proc says ${independent}`;
   const recorded = members.map((pid) => ({ pid, start: procFacts(pid)?.startTime }));
   const evidence = await p.stop(shape.ignoresTerm ? 20 : 300);
-  const after = livePidsOfTask(runId, p.pid);
+  const after = livePidsOfTask(runId, p.pid, leaderStart);
   proofs.add(evidence.proof ?? "none");
   if (!evidence.proved || evidence.survivors.length > 0) return `${shape.name}: not proved (${JSON.stringify(evidence.survivors)})`;
   if (after.length > 0) return `${shape.name}: proved, yet ${after.length} live after the stop: ${after.map(comm)}`;

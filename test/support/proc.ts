@@ -155,8 +155,13 @@ export function livePidsWithMarkerPrefix(prefix: string): number[] {
  * Live processes that belong to a task by either independent criterion: the marker, or
  * membership of the leader's session (a process that cleared its environment keeps the session).
  */
-export function livePidsOfTask(runId: string, leaderPid: number): number[] {
+export function livePidsOfTask(runId: string, leaderPid: number, leaderStart?: string): number[] {
   const out = new Set(livePidsWithMarker(runId));
+  // A session id stays reserved while any process is in the session, so a session whose id is the
+  // leader's pid is the leader's own, unless that pid now names a different process: then the
+  // leader and its session are gone and the pid was handed out again (a busy host wraps pids).
+  const reused = leaderStart !== undefined && procFacts(leaderPid) !== null && procFacts(leaderPid)!.startTime !== leaderStart;
+  if (reused) return [...out].sort((a, b) => a - b);
   for (const pid of procPids()) {
     const facts = procFacts(pid);
     if (facts && facts.sid === leaderPid && isLive(pid)) out.add(pid);
