@@ -60,6 +60,19 @@ function removeTemp(ws: Workspace, parentFd: number, tmp: TempFile): void {
   }
 }
 
+/**
+ * The revision of what was just published, from its own descriptor. The change is made by now, so
+ * a failure here must not say "nothing was changed": it says the change stands and how to learn
+ * its revision.
+ */
+export function publishedRevision(t: Target, fd: number): string {
+  try {
+    return revisionOf(fs.fstatSync(fd, { bigint: true }));
+  } catch {
+    throw fail("IO_ERROR", t.alias, t.rel, "the change was made, but its new revision could not be read; call stat_file for it");
+  }
+}
+
 /** fsync the directory so the new name is durable; a failure here is not the caller's problem. */
 export function syncDirectory(ws: Workspace, parentFd: number): void {
   try {
@@ -98,9 +111,9 @@ export function publishNew(ws: Workspace, t: Target, bytes: Uint8Array): { revis
       } catch {
         // removeTemp below retries; the published name is already complete
       }
-      const st = fs.fstatSync(tmp.fd, { bigint: true });
+      const revision = publishedRevision(t, tmp.fd);
       syncDirectory(ws, parent.fd);
-      return { revision: revisionOf(st) };
+      return { revision };
     } finally {
       removeTemp(ws, parent.fd, tmp);
     }
@@ -172,9 +185,9 @@ export function publishReplace(
     } catch (err) {
       throw mutationFailure(err, t.alias, t.rel);
     }
-    const st = fs.fstatSync(tmp.fd, { bigint: true });
+    const revision = publishedRevision(t, tmp.fd);
     syncDirectory(ws, parent.fd);
-    return { revision: revisionOf(st) };
+    return { revision };
   } finally {
     if (renamed) closeQuietly(tmp.fd);
     else removeTemp(ws, parent.fd, tmp);
