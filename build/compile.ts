@@ -1,5 +1,5 @@
-// Compiles serverfs into one self-contained executable per target, into dist/, and writes
-// dist/SHA256SUMS. Usage: bun build/compile.ts [target ...]   (default: all five targets)
+// Compiles serverfs into one self-contained executable per target, into dist/ (or --out DIR), and
+// writes SHA256SUMS there. Usage: bun build/compile.ts [--out DIR] [target ...]   (default: all five)
 //
 // The flags are not negotiable (docs/maintainers/build.md): without --no-compile-autoload-dotenv and
 // --no-compile-autoload-bunfig a compiled binary would read .env and bunfig.toml from whatever
@@ -20,7 +20,7 @@ export type TargetName = keyof typeof TARGETS;
 const ROOT = resolve(import.meta.dir, "..");
 const DIST = join(ROOT, "dist");
 
-function isTarget(name: string): name is TargetName {
+export function isTarget(name: string): name is TargetName {
   return Object.hasOwn(TARGETS, name);
 }
 
@@ -43,8 +43,9 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
   ];
 }
 
-async function compile(target: TargetName): Promise<string> {
-  const outfile = join(DIST, TARGETS[target].exe);
+/** Compiles one target into `outDir`. The file name matters: Bun puts it into the darwin signature. */
+export async function compile(target: TargetName, outDir: string = DIST): Promise<string> {
+  const outfile = join(outDir, TARGETS[target].exe);
   const proc = Bun.spawn([process.execPath, ...compileArgs(target, outfile)], {
     cwd: ROOT,
     stdout: "inherit",
@@ -66,34 +67,47 @@ function withoutBunOverrides(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-function writeChecksums(): void {
-  const names = readdirSync(DIST)
-    .filter((n) => n.startsWith("serverfs-") && !n.endsWith(".map"))
-    .sort();
-  const lines = names.map((n) => {
-    const digest = createHash("sha256").update(readFileSync(join(DIST, n))).digest("hex");
-    return `${digest}  ${n}\n`;
-  });
-  writeFileSync(join(DIST, "SHA256SUMS"), lines.join(""));
+/** `sha256sum` format (two spaces, then the name), sorted by name, one line per file. */
+export function checksumLines(dir: string, names: readonly string[]): string {
+  return [...names]
+    .sort()
+    .map((n) => `${createHash("sha256").update(readFileSync(join(dir, n))).digest("hex")}  ${n}\n`)
+    .join("");
+}
+
+function writeChecksums(dir: string): void {
+  const names = readdirSync(dir).filter((n) => n.startsWith("serverfs-") && !n.endsWith(".map"));
+  writeFileSync(join(dir, "SHA256SUMS"), checksumLines(dir, names));
+}
+
+/** The file tools' JSON Schemas are converted here, not at every start (src/mcp/tools/fs/schemas.ts). */
+export function generateToolSchemas(): void {
+  const gen = Bun.spawnSync([process.execPath, join(ROOT, "build/tool-schemas.ts")], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: withoutBunOverrides(process.env) });
+  if (gen.exitCode !== 0) throw new Error(`build/tool-schemas.ts failed (exit ${gen.exitCode})`);
 }
 
 if (import.meta.main) {
-  const requested = process.argv.slice(2);
+  const argv = process.argv.slice(2);
+  const outAt = argv.indexOf("--out");
+  const outDir = outAt === -1 ? DIST : resolve(argv[outAt + 1] ?? "");
+  if (outAt !== -1 && argv[outAt + 1] === undefined) {
+    process.stderr.write("build: --out needs a directory\n");
+    process.exit(2);
+  }
+  const requested = outAt === -1 ? argv : argv.filter((_, i) => i !== outAt && i !== outAt + 1);
   const unknown = requested.filter((t) => !isTarget(t));
   if (unknown.length > 0) {
     process.stderr.write(`build: unknown target(s) ${unknown.join(", ")}; known: ${Object.keys(TARGETS).join(", ")}\n`);
     process.exit(2);
   }
   const targets = (requested.length > 0 ? requested : Object.keys(TARGETS)) as TargetName[];
-  mkdirSync(DIST, { recursive: true });
-  // The file tools' JSON Schemas are converted here, not at every start (src/mcp/tools/fs/schemas.ts).
-  const gen = Bun.spawnSync([process.execPath, join(ROOT, "build/tool-schemas.ts")], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: withoutBunOverrides(process.env) });
-  if (gen.exitCode !== 0) throw new Error(`build/tool-schemas.ts failed (exit ${gen.exitCode})`);
+  mkdirSync(outDir, { recursive: true });
+  generateToolSchemas();
   for (const t of targets) {
     const started = performance.now();
-    const out = await compile(t);
+    const out = await compile(t, outDir);
     process.stderr.write(`build: ${t} -> ${out} (${Math.round(performance.now() - started)} ms)\n`);
   }
-  writeChecksums();
-  process.stderr.write(`build: wrote ${join(DIST, "SHA256SUMS")}\n`);
+  writeChecksums(outDir);
+  process.stderr.write(`build: wrote ${join(outDir, "SHA256SUMS")}\n`);
 }

@@ -172,6 +172,7 @@ export function createDarwinProcReader(): ProcReader {
           // xnu stops a task as a whole (task_suspend), so one word covers every thread.
           stopped: info.stopped,
           threads: 1,
+          blocked: false,
           startTime: info.startTime,
           command: info.command,
         });

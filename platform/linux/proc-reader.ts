@@ -88,6 +88,7 @@ export function parseProcStat(line: Uint8Array): ProcEntry | null {
     // 'T' is a job-control stop. 't' (a ptrace stop) is not: a tracer outside the task can resume it.
     stopped: state === 0x54,
     threads: decimal(b, starts[17]!, ends[17]!),
+    blocked: state === 0x44,
     startTime: b.toString("latin1", starts[19]!, ends[19]!),
     command: b.toString("utf8", open + 1, close),
   };
@@ -132,6 +133,21 @@ export function environmentLaidOut(pid: number): boolean {
   const envStart = decimal(b, fields[47]![0], fields[47]![1]);
   const envEnd = decimal(b, fields[48]![0], fields[48]![1]);
   return !(envStart === 0 && envEnd === 0);
+}
+
+/**
+ * The kernel function a vfork parent sleeps in, as its wchan shows it: wait_for_vfork_done, or the
+ * clone entry it is inlined into (kernel_clone since Linux 5.10, _do_fork before). Any other sleep
+ * inside a clone shows the function it sleeps in (an allocator, a lock), never the entry itself.
+ */
+const VFORK_WAITS = new Set(["wait_for_vfork_done", "kernel_clone", "_do_fork"]);
+
+function waitsForVforkChild(taskDir: string): boolean {
+  try {
+    return VFORK_WAITS.has(readProcFile(`${taskDir}/wchan`).toString("latin1").trim());
+  } catch {
+    return false;
+  }
 }
 
 /** pid_max: where pid allocation wraps around (to 300 on Linux; any wrap is handled as below). */
@@ -231,12 +247,16 @@ export function createProcReader(): ProcReader {
       try {
         for (const tid of readdirSync(`/proc/${pid}/task`)) {
           const thread = readProcEntry(Number(tid));
-          if (thread !== null && !thread.stopped && !thread.zombie) return false;
+          if (thread === null || thread.stopped || thread.zombie) continue;
+          if (!(thread.blocked && waitsForVforkChild(`/proc/${pid}/task/${tid}`))) return false;
         }
         return true;
       } catch {
         return false;
       }
+    },
+    waitsForVforkChild(pid: number): boolean {
+      return waitsForVforkChild(`/proc/${pid}`);
     },
     markerOf(pid: number, markers: readonly string[]): MarkerVerdict {
       try {

@@ -197,11 +197,17 @@ export class ContainmentSet {
     };
   }
 
-  /** Stopped as a whole: it cannot fork until something continues it. */
-  private isFrozen(entry: ProcEntry): boolean {
-    if (!entry.stopped) return false;
-    if (entry.threads <= 1) return true;
-    return this.hooks.reader.allThreadsStopped?.(entry.pid) ?? true;
+  /**
+   * It cannot fork until something continues it: stopped as a whole, or (once sent a stop signal)
+   * blocked until its vfork child execs or exits, after which the pending stop takes it before it
+   * runs any code of its own.
+   */
+  private isFrozen(entry: ProcEntry, stopSent: ReadonlySet<string>): boolean {
+    const { reader } = this.hooks;
+    const wholeProcess = () => entry.threads <= 1 || (reader.allThreadsStopped?.(entry.pid) ?? false);
+    if (entry.stopped) return entry.threads <= 1 || (reader.allThreadsStopped?.(entry.pid) ?? true);
+    if (!entry.blocked || !stopSent.has(keyOf(entry))) return false;
+    return (reader.waitsForVforkChild?.(entry.pid) ?? false) && wholeProcess();
   }
 
   private hasMarker(entry: ProcEntry): boolean | typeof MARKER_UNREADABLE | typeof MARKER_UNSETTLED {
@@ -317,6 +323,8 @@ export class ContainmentSet {
     const killEnd = performance.now() + this.hooks.killPhaseMs;
     /** Members sent SIGKILL (by pid, or as part of the killed group): they cannot fork any more. */
     const killed = new Set<string>();
+    /** Members sent SIGSTOP by pid: pending, it takes them before they run any code of their own. */
+    const stopSent = new Set<string>();
     const group = this.identity.group;
     let groupKilled = false;
     const killGroup = () => {
@@ -355,7 +363,7 @@ export class ContainmentSet {
           sawOutside = true;
         }
         const keys = new Set(snapshot.live.map(keyOf));
-        const allFrozen = snapshot.unsettled === 0 && snapshot.live.every((e) => killed.has(keyOf(e)) || this.isFrozen(e));
+        const allFrozen = snapshot.unsettled === 0 && snapshot.live.every((e) => killed.has(keyOf(e)) || this.isFrozen(e, stopSent));
         if (!sawOutside) {
           // Everything found is in the killed group: wait for it to die.
         } else if (allFrozen && frozenBefore !== null && sameKeys(frozenBefore, keys)) {
@@ -368,7 +376,7 @@ export class ContainmentSet {
           frozenBefore = keys;
         } else {
           frozenBefore = null;
-          this.signal({ ...snapshot, live: snapshot.live.filter((e) => !killed.has(keyOf(e))) }, "SIGSTOP");
+          for (const key of this.signal({ ...snapshot, live: snapshot.live.filter((e) => !killed.has(keyOf(e))) }, "SIGSTOP")) stopSent.add(key);
         }
       }
       // Out of time: give up on proof, unless this look was empty and only its confirmation is due.

@@ -17,6 +17,8 @@ export interface ProcEntry {
   stopped: boolean;
   /** Threads in the process (1 where the OS stops a process as a whole, as xnu does). */
   threads: number;
+  /** In an uninterruptible wait as last read (Linux 'D'), e.g. a parent waiting for its vfork child. */
+  blocked: boolean;
   /** Opaque, exact-compare start time: with the pid it identifies one process across pid reuse. */
   startTime: string;
   /** Short executable name (comm), never the argument list: arguments may hold host paths. */
@@ -54,8 +56,18 @@ export interface ProcReader {
   markerOf(pid: number, markers: readonly string[]): MarkerVerdict;
   /** One process by pid, or null when it is gone (a process found through its task group). */
   entry?(pid: number): ProcEntry | null;
-  /** Whether every thread of a multi-threaded process is stopped; absent: the entry's word holds. */
+  /**
+   * Whether every thread of the process is stopped or waiting for a vfork child (see
+   * waitsForVforkChild); absent: the entry's word holds.
+   */
   allThreadsStopped?(pid: number): boolean;
+  /**
+   * Whether the process is blocked until its vfork child execs or exits. It runs no code of its
+   * own until then, and a stop signal already sent to it takes effect before it runs any: as good
+   * as stopped. Without this, a vfork child stopped before its exec keeps its parent waiting (not
+   * stopped) for ever, and the freeze never converges (dash runs every foreground command so).
+   */
+  waitsForVforkChild?(pid: number): boolean;
 }
 
 const MARKER_PREFIX = Buffer.from("SERVERFS_RUN_ID=", "latin1");

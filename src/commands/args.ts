@@ -1,5 +1,6 @@
 // A small strict flag parser shared by every command. Unknown flags, missing values and
 // repeated single-value flags are usage errors (exit 2), never silently ignored.
+import { expandHome, HomeUnavailableError } from "../config/home-path.ts";
 import { ServerfsError } from "../errors.ts";
 
 export interface FlagSpec {
@@ -7,6 +8,18 @@ export interface FlagSpec {
   value?: boolean;
   /** May be given more than once (values are collected in order). */
   repeat?: boolean;
+  /**
+   * The value is a file path: a leading `~` or `~/` is expanded to the home directory, because an
+   * MCP host starts serverfs without a shell that would have done it (src/config/home-path.ts).
+   */
+  path?: boolean;
+  /**
+   * Takes every following argument up to the next one that starts with `--`: zero or more values,
+   * and more occurrences add to them. This is the shape an MCP Bundle host gives a list the user
+   * picked (`--workdir-ro ${user_config.folders}` becomes `--workdir-ro /a /b`, or nothing but
+   * `--workdir-ro` for an empty list).
+   */
+  variadic?: boolean;
 }
 
 export interface ParsedArgs {
@@ -40,6 +53,14 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
       switches.add(name);
       continue;
     }
+    if (def.variadic) {
+      const list = flags.get(name) ?? [];
+      const add = (value: string) => list.push(def.path ? expandPathValue(name, value) : value);
+      if (eq !== -1) add(arg.slice(eq + 1));
+      else while (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) add(argv[++i]!);
+      flags.set(name, list);
+      continue;
+    }
     let value: string;
     if (eq !== -1) value = arg.slice(eq + 1);
     else {
@@ -50,10 +71,19 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     }
     const list = flags.get(name) ?? [];
     if (list.length > 0 && !def.repeat) throw usage(`flag '--${name}' given more than once`);
-    list.push(value);
+    list.push(def.path ? expandPathValue(name, value) : value);
     flags.set(name, list);
   }
   return { flags, switches, positionals };
+}
+
+function expandPathValue(name: string, value: string): string {
+  try {
+    return expandHome(value);
+  } catch (err) {
+    if (err instanceof HomeUnavailableError) throw usage(`--${name}: ${err.message}`);
+    throw err;
+  }
 }
 
 export function flag(args: ParsedArgs, name: string): string | undefined {

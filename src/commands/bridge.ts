@@ -11,7 +11,7 @@ function log(event: string, fields: Record<string, unknown> = {}): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true } });
+  const args = parseArgs(argv, { config: { value: true, path: true } });
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
   const configFile = flag(args, "config");
   if (!configFile) throw usage("--config FILE is required");

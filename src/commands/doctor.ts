@@ -14,7 +14,7 @@ function writeStdout(text: string): Promise<void> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true }, "env-file": { value: true }, json: {}, "probe-acp": {} });
+  const args = parseArgs(argv, { config: { value: true, path: true }, "env-file": { value: true, path: true }, json: {}, "probe-acp": {} });
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
   const configFile = flag(args, "config");
   const envFile = flag(args, "env-file");

@@ -5,7 +5,7 @@ import { ServerfsError } from "../errors.ts";
 import { flag, parseArgs, usage } from "./args.ts";
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { out: { value: true } });
+  const args = parseArgs(argv, { out: { value: true, path: true } });
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
   const out = flag(args, "out") ?? "serverfs.toml";
   if (out === "") throw usage("--out needs a file name");

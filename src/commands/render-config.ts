@@ -10,7 +10,7 @@ import { flag, parseArgs, usage } from "./args.ts";
 const EXIT_INVALID = 2;
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true }, "env-file": { value: true }, out: { value: true } });
+  const args = parseArgs(argv, { config: { value: true, path: true }, "env-file": { value: true, path: true }, out: { value: true, path: true } });
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
   const configFile = flag(args, "config");
   const envFile = flag(args, "env-file");

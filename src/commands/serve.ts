@@ -6,6 +6,7 @@ import "../mcp/zod-jitless.ts";
 import os from "node:os";
 import { osReleaseProblem } from "../../platform/darwin/version.ts";
 import { PLATFORM_NAME } from "../../platform/os.ts";
+import { folderWorkdirSpecs } from "../config/folder-workdirs.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
@@ -15,16 +16,32 @@ import { createMcpServer } from "../mcp/server.ts";
 import { serveOverStdio } from "../mcp/stdio.ts";
 import type { McpTool } from "../mcp/tool.ts";
 import { VERSION } from "../version.ts";
-import { flag, parseArgs, usage } from "./args.ts";
+import { parseArgs, usage } from "./args.ts";
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true }, workdir: { value: true, repeat: true } });
+  // --config, --workdir-ro and --workdir-rw take zero or more values: an MCP Bundle host passes
+  // `--config` with nothing after it when the user picked no file (src/config/folder-workdirs.ts).
+  const args = parseArgs(argv, {
+    config: { value: true, variadic: true, path: true },
+    workdir: { value: true, repeat: true },
+    "workdir-ro": { value: true, variadic: true },
+    "workdir-rw": { value: true, variadic: true },
+  });
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
-  const configFile = flag(args, "config");
-  const workdirSpecs = args.flags.get("workdir") ?? [];
-  if (configFile !== undefined && workdirSpecs.length > 0) throw usage("give either --config FILE or --workdir, not both");
+  const configFiles = args.flags.get("config") ?? [];
+  if (configFiles.length > 1) throw usage("give one --config FILE");
+  const configFile = configFiles[0];
+  const explicitSpecs = args.flags.get("workdir") ?? [];
+  const workdirSpecs = [
+    ...explicitSpecs,
+    ...folderWorkdirSpecs(
+      { readOnly: args.flags.get("workdir-ro") ?? [], readWrite: args.flags.get("workdir-rw") ?? [] },
+      explicitSpecs.map((s) => s.slice(0, Math.max(0, s.indexOf("=")))),
+    ),
+  ];
+  if (configFile !== undefined && workdirSpecs.length > 0) throw usage("give either --config FILE or workdirs, not both");
   if (configFile === undefined && workdirSpecs.length === 0) {
-    throw usage("serve needs --config FILE or at least one --workdir ALIAS=PATH[:rw]");
+    throw usage("serve needs --config FILE, or at least one --workdir ALIAS=PATH[:rw], --workdir-ro DIR or --workdir-rw DIR");
   }
   // Before anything is opened: on a kernel too old to enforce the file containment (macOS < 11).
   const osProblem = osReleaseProblem(PLATFORM_NAME, os.release());

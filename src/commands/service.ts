@@ -44,7 +44,7 @@ export async function bridgeAnswers(registry: Registry, host: ServiceHost): Prom
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true }, "allow-root": {} });
+  const args = parseArgs(argv, { config: { value: true, path: true }, "allow-root": {} });
   const [action, ...extra] = args.positionals;
   if (action === undefined || !(ACTIONS as readonly string[]).includes(action) || extra.length > 0) {
     throw usage(`expected one of ${ACTIONS.join("|")}${action === undefined ? "" : `, got '${[action, ...extra].join(" ")}'`}`);

@@ -10,7 +10,7 @@ import type { Params, TaskEvent, TaskView } from "../bridge/rpc/methods.ts";
 import { flag, parseArgs, usage, type ParsedArgs } from "./args.ts";
 
 const FLAGS = {
-  config: { value: true },
+  config: { value: true, path: true },
   json: {},
   follow: {},
   status: { value: true },

@@ -2,15 +2,15 @@
 // zero-config `serve --workdir`, `registryFromWorkdirArgs`); all three sources produce the same
 // raw document shape and go through the same schema check and the same normalizer, so nothing
 // is accepted from one source and refused from another.
-import * as path from "node:path";
 import { parseEnvSource } from "./env-source.ts";
 import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
-import { isAbsoluteHostPath } from "./host-path.ts";
+import { currentHomeFacts, type HomeFacts } from "./home-path.ts";
 import { normalizeDocument } from "./normalize.ts";
 import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
 import { parseTomlSource } from "./toml-source.ts";
 import type { RawDocument } from "./schema.ts";
 import type { Registry, RegistrySource } from "./types.ts";
+import { parseWorkdirSpec } from "./workdir-spec.ts";
 
 export type LoadInput = { configFile: string } | { envFile: string };
 
@@ -33,29 +33,23 @@ export async function loadRegistry(input: LoadInput): Promise<LoadedRegistry> {
 /**
  * `serve --workdir ALIAS=PATH[:rw|:ro]` (repeatable): read-only unless `:rw`. A relative PATH
  * is resolved against the current directory (so `--workdir sample=examples/sample` works from a
- * checkout); a `..` component is refused before resolution, exactly as in a config file.
+ * checkout) and a leading `~` or `~/` is the home directory (MCP hosts start serve without a
+ * shell); a `..` component is refused before either, exactly as in a config file.
  */
-export async function registryFromWorkdirArgs(specs: readonly string[], cwd: string = process.cwd()): Promise<LoadedRegistry> {
+export async function registryFromWorkdirArgs(
+  specs: readonly string[],
+  cwd: string = process.cwd(),
+  home: HomeFacts = currentHomeFacts(),
+): Promise<LoadedRegistry> {
   const label = "--workdir";
   if (specs.length === 0) {
     throw configurationError(label, [{ key: "", reason: "give at least one --workdir ALIAS=PATH[:rw]" }]);
   }
-  const workdirs = specs.map((spec, i) => {
-    const eq = spec.indexOf("=");
-    if (eq <= 0) {
-      throw configurationError(label, [{ key: `#${i + 1}`, reason: "expected ALIAS=PATH, ALIAS=PATH:rw or ALIAS=PATH:ro" }]);
-    }
-    let target = spec.slice(eq + 1);
-    let read_only = true;
-    if (target.endsWith(":rw")) {
-      read_only = false;
-      target = target.slice(0, -3);
-    } else if (target.endsWith(":ro")) target = target.slice(0, -3);
-    if (target.split(/[\\/]/).includes("..")) {
-      throw configurationError(label, [{ key: `#${i + 1}.path`, reason: "must not contain a '..' component" }]);
-    }
-    const absolute = target === "" || isAbsoluteHostPath(target) ? target : path.resolve(cwd, target);
-    return { alias: spec.slice(0, eq), path: absolute, read_only };
+  const workdirs = specs.map((text, i) => {
+    const parsed = parseWorkdirSpec(text, i, cwd, home);
+    if (!parsed.ok) throw configurationError(label, [parsed.problem]);
+    const { alias, path, read_only } = parsed.spec;
+    return { alias, path, read_only };
   });
   const namer: KeyNamer = (p) => {
     const [head, index, field] = p;

@@ -79,7 +79,7 @@ test.skipIf(!linux)("a stop that cannot be proved: the answer says held (stop_pe
   const reader: ProcReader = {
     list: () => {
       const rows = real.list();
-      for (const pid of leaders) rows.push({ pid: PHANTOM, ppid: pid, pgid: pid, sid: pid, zombie: false, stopped: false, threads: 1, startTime: "1", command: "phantom" });
+      for (const pid of leaders) rows.push({ pid: PHANTOM, ppid: pid, pgid: pid, sid: pid, zombie: false, stopped: false, threads: 1, blocked: false, startTime: "1", command: "phantom" });
       return rows;
     },
     markerOf: (pid, markers) => (pid === PHANTOM ? (markers[0] ?? null) : real.markerOf(pid, markers)),

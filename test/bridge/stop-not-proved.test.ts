@@ -29,7 +29,7 @@ test.skipIf(process.platform !== "linux")(
       list: () => {
         const rows = real.list();
         for (const pid of leaders) {
-          rows.push({ pid: PHANTOM, ppid: pid, pgid: pid, sid: pid, zombie: false, stopped: false, threads: 1, startTime: "1", command: "phantom" });
+          rows.push({ pid: PHANTOM, ppid: pid, pgid: pid, sid: pid, zombie: false, stopped: false, threads: 1, blocked: false, startTime: "1", command: "phantom" });
         }
         return rows;
       },

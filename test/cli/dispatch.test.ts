@@ -16,7 +16,7 @@ describe("serverfs CLI dispatcher", () => {
   test("help lists every command of the contract", () => {
     const r = run(["help"]);
     expect(r.code).toBe(0);
-    for (const name of ["serve", "bridge", "render-config", "doctor", "tasks", "service", "init"]) {
+    for (const name of ["serve", "bridge", "render-config", "doctor", "tasks", "service", "connect", "init"]) {
       expect(r.stdout).toContain(`  ${name} `);
     }
   });

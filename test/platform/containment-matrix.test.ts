@@ -9,7 +9,8 @@ import { linuxStopProof } from "../../platform/linux/containment.ts";
 import { isLinuxSubreaper, leaveLinuxSubreaper } from "../../platform/linux/subreaper.ts";
 import { isLinux, isLive } from "../support/proc.ts";
 import { proofModes, runLanes, startBystanders, type Bystander } from "./stop-matrix.ts";
-import { SHAPES, TREE_50 } from "./shapes.ts";
+import { existsSync } from "node:fs";
+import { SHAPES, TREE_50, VFORK_STOPPED_CHILD } from "./shapes.ts";
 
 const ITERATIONS = 8;
 const FORKING_ITERATIONS = 20;
@@ -48,6 +49,13 @@ for (const mode of proofModes()) {
           for (const b of bystanders) expect(isLive(b.pid, b.start)).toBe(true);
         }, 120_000);
       }
+
+      // Needs a Python with ctypes to make the vfork instant certain; the product needs no Python.
+      test.skipIf(!existsSync("/usr/bin/python3"))(`${VFORK_STOPPED_CHILD.name} x${ITERATIONS} (needs /usr/bin/python3)`, async () => {
+        const result = await runLanes(mode, VFORK_STOPPED_CHILD, ITERATIONS, LANES);
+        expect(result.failures).toEqual([]);
+        expect(result.leftBehind).toEqual([]);
+      }, 120_000);
 
       test(`tree of 50 processes x${TREE_50_ITERATIONS}`, async () => {
         const result = await runLanes(mode, TREE_50, TREE_50_ITERATIONS, 2);

@@ -76,7 +76,7 @@ describe.skipIf(!isLinux)("recovery and failure paths (Linux)", () => {
       list: () => {
         const rows = real.list();
         if (leaderPid !== 0) {
-          rows.push({ pid: PHANTOM, ppid: leaderPid, pgid: leaderPid, sid: leaderPid, zombie: false, stopped: false, threads: 1, startTime: "1", command: "phantom" });
+          rows.push({ pid: PHANTOM, ppid: leaderPid, pgid: leaderPid, sid: leaderPid, zombie: false, stopped: false, threads: 1, blocked: false, startTime: "1", command: "phantom" });
         }
         return rows;
       },

@@ -132,6 +132,7 @@ describe("process-table decoders", () => {
       zombie: false,
       stopped: false,
       threads: 1,
+      blocked: false,
       startTime: "987654",
       command: "we (ird) name",
     });
@@ -140,6 +141,7 @@ describe("process-table decoders", () => {
     const stoppedLine = "11 (s) T 1 11 11 0 -1 0 0 0 0 0 0 0 0 0 20 0 4 0 66 0 0";
     expect(parseProcStat(bytes(stoppedLine))).toMatchObject({ stopped: true, threads: 4, zombie: false, startTime: "66" });
     expect(parseProcStat(bytes(stoppedLine.replace(" T ", " t ")))?.stopped).toBe(false);
+    expect(parseProcStat(bytes(stoppedLine.replace(" T ", " D ")))).toMatchObject({ stopped: false, blocked: true });
     expect(parseProcStat(bytes("7 (z) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n"))).toMatchObject({ zombie: true, startTime: "5" });
     expect(parseProcStat(bytes("9 (x) X 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77 0 0"))?.zombie).toBe(true);
     // A view into a larger buffer decodes only its own bytes.

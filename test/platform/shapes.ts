@@ -110,5 +110,30 @@ export const SHAPES: TreeShape[] = [
   },
 ];
 
+/**
+ * A parent blocked in vfork whose child stopped itself before its exec: the parent waits (state D,
+ * not T) until the child goes on, which a freeze never lets it do. dash runs every foreground
+ * command through vfork, so a freeze that stops such a child at the wrong instant meets this.
+ * Python's ctypes makes the instant certain. The parent ignores SIGTERM (it would die of it).
+ */
+const VFORK_SCRIPT = [
+  "import ctypes, signal",
+  "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
+  "libc = ctypes.CDLL(None)",
+  "pid = libc.vfork()",
+  "if pid == 0:",
+  "    libc.kill(libc.getpid(), signal.SIGSTOP)",
+  "    libc.execl(b'/bin/sleep', b'sleep', b'1000', None)",
+  "    libc._exit(127)",
+].join("\n");
+
+export const VFORK_STOPPED_CHILD: TreeShape = {
+  name: "vfork-child-stopped-before-exec",
+  argv: ["/usr/bin/python3", "-c", VFORK_SCRIPT],
+  sleepers: 0,
+  ignoresTerm: true,
+  hasStoppedMember: true,
+};
+
 /** 1 + 7 * (1 + 6) = 50 processes. */
 export const TREE_50: TreeShape = { name: "tree-50", argv: nestedTree(7, 6), sleepers: 42 };

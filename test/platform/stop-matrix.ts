@@ -3,7 +3,7 @@
 // in .ci/run's stress lane). Every stop is checked by scans of /proc that never go through the
 // code under test: right after stop() returns, and once more after the whole batch, for any live
 // process carrying one of the batch's run markers.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createLinuxContainment, linuxStopProof } from "../../platform/linux/containment.ts";
 import type { Containment } from "../../platform/types.ts";
@@ -52,8 +52,25 @@ function comm(pid: number): string {
   }
 }
 
+/** The tree's long-lived processes: read comm first, so only those get their environ read. */
 function sleepersOf(runId: string, leaderPid: number, leaderStart: string | undefined): number {
-  return livePidsOfTask(runId, leaderPid, leaderStart).filter((pid) => ["sleep", "perl"].includes(comm(pid))).length;
+  const needle = `\0SERVERFS_RUN_ID=${runId}\0`;
+  const reused = leaderStart !== undefined && procFacts(leaderPid) !== null && procFacts(leaderPid)!.startTime !== leaderStart;
+  let count = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || !["sleep", "perl"].includes(comm(Number(name)))) continue;
+    const pid = Number(name);
+    const facts = procFacts(pid);
+    if (!facts || facts.state === "Z" || facts.state === "X") continue;
+    let environ = "";
+    try {
+      environ = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}\0`;
+    } catch {
+      continue;
+    }
+    if (environ.includes(needle) || (!reused && facts.sid === leaderPid)) count++;
+  }
+  return count;
 }
 
 let batch = 0;
