@@ -4,7 +4,7 @@
 // the directory's entries, their bytes and metadata exactly as they were (no temp file), names only
 // the caller's path, and once the fault is cleared the very same request (same expected revision)
 // succeeds on the same serve. Reads of a file that fails with EIO answer IO_ERROR.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -13,6 +13,9 @@ import { bareEnv, connectServe, type ServeClient } from "../support/mcp.ts";
 import { tempDir } from "../support/temp.ts";
 import { dirSnapshot } from "./disk-snapshot.ts";
 import { faultFsUnavailable, mountFaultFs, type FaultFs, type FaultRule } from "./faultfs.ts";
+
+// real processes and mounts on a shared 2-core machine: a ceiling, not a timing assertion
+setDefaultTimeout(60_000);
 
 const skip = faultFsUnavailable();
 if (skip !== null) console.warn(`faults-fuse: skipped: ${skip}`);

@@ -7,7 +7,7 @@
 //   (root bypasses permission bits), and EPERM from an immutable directory (chattr +i binds root too).
 // Every mutation answers its exact code, leaves the directory's entries, bytes and metadata as
 // they were (no temp file), and once the fault is cleared the same request succeeds.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -17,6 +17,9 @@ import { BUN, CLI } from "../support/proc.ts";
 import { tempDir } from "../support/temp.ts";
 import { dirSnapshot } from "./disk-snapshot.ts";
 import { unshareMounts } from "./helpers.ts";
+
+// real processes and mounts on a shared 2-core machine: a ceiling, not a timing assertion
+setDefaultTimeout(60_000);
 
 const NOBODY = 65534;
 

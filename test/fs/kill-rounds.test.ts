@@ -6,7 +6,7 @@
 // the old bytes (killed before the rename) or exactly the new ones (killed in it), and the next
 // serve's first write in that directory leaves no temp behind. A temp whose writer is still alive
 // is never swept, neither by another serve's write nor by its start-up pass.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -17,6 +17,9 @@ import { BUN, CLI } from "../support/proc.ts";
 import { tempDir } from "../support/temp.ts";
 import { tempsIn } from "./disk-snapshot.ts";
 import { faultFsUnavailable, mountFaultFs, type FaultFs, type FaultRule } from "./faultfs.ts";
+
+// real processes and mounts on a shared 2-core machine: a ceiling, not a timing assertion
+setDefaultTimeout(60_000);
 
 const skip = faultFsUnavailable();
 if (skip !== null) console.warn(`kill-rounds: skipped: ${skip}`);

@@ -2,7 +2,7 @@
 // owner is a real child process (alive, then killed and reaped), its start time read from /proc
 // by the test itself, never through the code under test. The per-write sweep runs in the
 // directory of a write; the start-up pass walks every read-write workdir within its bounds.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { ownStamp } from "../../platform/fs/process-stamp.ts";
@@ -11,6 +11,9 @@ import { tempName, tempOwner } from "../../src/fs/temp-name.ts";
 import { BUN, procFacts } from "../support/proc.ts";
 import { tempsIn } from "./disk-snapshot.ts";
 import { expectCode, registry, tempDir, workdir, write } from "./helpers.ts";
+
+// real processes and mounts on a shared 2-core machine: a ceiling, not a timing assertion
+setDefaultTimeout(60_000);
 
 const linux = process.platform === "linux";
 // the owners' start times are read from /proc by the test itself (test/platform/process-stamp.test.ts covers every OS)
