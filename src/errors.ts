@@ -46,6 +46,12 @@ export const FS_ERROR_CODES = [
   "MOVE_INTO_SELF",
   "CROSS_DEVICE_MOVE",
   "MUTATION_IO_ERROR",
+  "NO_SPACE_LEFT",
+  "READ_ONLY_FILESYSTEM",
+  // Also a process code (below): there the CLI and platform/ name one of serverfs's own files by
+  // its label; from a file tool it names only the caller's path. One code, one meaning: the OS
+  // reported an I/O error.
+  "IO_ERROR",
   "BINARY_TRANSFER_DISABLED",
   "BINARY_FILE_TOO_LARGE",
   "BINARY_PAYLOAD_TOO_LARGE",

@@ -48,6 +48,11 @@ const STATUS: Record<number, string> = {
   0xc000011f: "EMFILE", // TOO_MANY_OPENED_FILES
   0xc000009a: "ENOMEM", // INSUFFICIENT_RESOURCES
   0xc000007f: "ENOSPC", // DISK_FULL
+  0xc0000044: "EDQUOT", // QUOTA_EXCEEDED
+  0xc0000802: "EDQUOT", // DISK_QUOTA_EXCEEDED
+  0xc0000185: "EIO", // IO_DEVICE_ERROR
+  0xc000009c: "EIO", // DEVICE_DATA_ERROR
+  0xc000016a: "EIO", // DISK_OPERATION_FAILED
   0xc00000d4: "EXDEV", // NOT_SAME_DEVICE
   0xc00000a2: "EROFS", // MEDIA_WRITE_PROTECTED
   0x8000002d: "ELOOP", // STOPPED_ON_SYMLINK
@@ -61,7 +66,8 @@ const STATUS: Record<number, string> = {
 export function ntCheck(status: number, syscall: string): void {
   const s = status >>> 0;
   if (s < 0x80000000) return;
-  throw new NtError(STATUS[s] ?? "EIO", s, syscall);
+  // An unlisted status is named as such, not as EIO: IO_ERROR tells the caller the device failed.
+  throw new NtError(STATUS[s] ?? "ENTSTATUS", s, syscall);
 }
 
 const { u64, u32, i32, ptr: P } = FFIType;
@@ -158,6 +164,9 @@ export function ntOpen(root: bigint, name: string, access: number, disposition: 
   return out[0] as bigint;
 }
 
+/** Win32 error codes (GetLastError) by the errno name the file layer switches on. */
+const WIN32_ERRNO: Record<number, string> = { 2: "ENOENT", 3: "ENOENT", 4: "EMFILE", 5: "EACCES", 19: "EROFS", 23: "EIO", 112: "ENOSPC", 267: "ENOTDIR", 1117: "EIO" };
+
 /** Open a host path by name (the workdir root only), never following a final reparse point. */
 export function openPathNoFollow(path: string, access: number): bigint {
   const OPEN_EXISTING = 3;
@@ -166,7 +175,7 @@ export function openPathNoFollow(path: string, access: number): bigint {
   const h = kernel32().CreateFileW(wide(path), access | A.SYNCHRONIZE, SHARE_ALL, null, OPEN_EXISTING, BACKUP_SEMANTICS | OPEN_REPARSE_POINT, 0n);
   if (h === 0xffffffffffffffffn) {
     const e = kernel32().GetLastError();
-    const code = e === 2 || e === 3 ? "ENOENT" : e === 5 ? "EACCES" : e === 4 ? "EMFILE" : e === 267 ? "ENOTDIR" : "EIO";
+    const code = WIN32_ERRNO[e] ?? "EWIN32";
     throw new NtError(code, e, "CreateFileW");
   }
   return h;

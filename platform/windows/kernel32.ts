@@ -11,6 +11,8 @@ const kernel32Symbols = {
   TerminateJobObject: { args: [FFIType.u64, FFIType.u32], returns: FFIType.i32 },
   OpenProcess: { args: [FFIType.u32, FFIType.i32, FFIType.u32], returns: FFIType.u64 },
   GetCurrentProcess: { args: [], returns: FFIType.u64 },
+  GetProcessTimes: { args: [FFIType.u64, FFIType.ptr, FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+  GetExitCodeProcess: { args: [FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
   CloseHandle: { args: [FFIType.u64], returns: FFIType.i32 },
   GetLastError: { args: [], returns: FFIType.u32 },
   CreateFileW: {

@@ -59,7 +59,20 @@ export async function main(argv: string[]): Promise<number> {
   setTimeout(startSearchWorker, 0);
   // Deferred: the host's initialize must not wait on the root checks (the first check also loads
   // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
-  return serveOverStdio(mcp, logger, { deferred: () => warnUnusableRoots(logger, registry, files) });
+  return serveOverStdio(mcp, logger, {
+    deferred: () => warnUnusableRoots(logger, registry, files),
+    afterFirstAnswer: () => void sweepTemps(logger, files),
+  });
+}
+
+/**
+ * Temps that writers killed mid-write left in the read-write workdirs are removed once per start,
+ * in a bounded pass after the host's opening is answered (src/fs/temp-sweep.ts); the counts go to
+ * the log, never a name.
+ */
+async function sweepTemps(logger: Logger, files: FileService): Promise<void> {
+  const report = await files.sweepTemps();
+  logger.info("temp_sweep", { ...report });
 }
 
 /**

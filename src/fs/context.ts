@@ -39,6 +39,8 @@ export interface PrepareOptions {
 
 export class Workspace {
   private readonly byAlias = new Map<string, WorkdirState>();
+  /** Directories (dev:ino) this service already swept of dead writers' temps (./temp-sweep.ts). */
+  readonly sweptDirectories = new Set<string>();
 
   constructor(
     readonly registry: Registry,

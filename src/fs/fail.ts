@@ -42,6 +42,9 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
   MOVE_INTO_SELF: "a directory cannot be moved into itself or below itself",
   CROSS_DEVICE_MOVE: "source and destination are on different filesystems; a move never copies",
   MUTATION_IO_ERROR: "the filesystem refused the change",
+  NO_SPACE_LEFT: "no space left on the filesystem, or the disk quota is used up",
+  READ_ONLY_FILESYSTEM: "the filesystem is mounted read-only",
+  IO_ERROR: "the filesystem reported an I/O error",
   BINARY_TRANSFER_DISABLED: "binary transfer is disabled for this workdir",
   BINARY_FILE_TOO_LARGE: "file is larger than the binary transfer limit",
   BINARY_PAYLOAD_TOO_LARGE: "payload is larger than the binary transfer limit",
@@ -85,6 +88,32 @@ export function workdirNotFound(alias: string): ServerfsError {
 export type OpenPurpose = "read" | "mutate" | "create";
 
 /**
+ * The filesystem's own faults, by errno: the same code from every tool and every step (open,
+ * write, fsync, link, rename, unlink, read), so the caller learns what is wrong with the disk
+ * rather than that "something" refused. docs/tools.md lists them ("Filesystem faults").
+ */
+export const FAULT_CODES = {
+  ENOSPC: "NO_SPACE_LEFT",
+  EDQUOT: "NO_SPACE_LEFT",
+  EIO: "IO_ERROR",
+  EROFS: "READ_ONLY_FILESYSTEM",
+} as const satisfies Record<string, ErrorCode>;
+
+/** A mutation fails before its one publishing step, or at it: the tree is as it was. */
+const UNCHANGED = "; nothing was changed";
+
+/**
+ * The coded error for a filesystem fault (FAULT_CODES), or null when `err` is not one. `mutation`
+ * adds that nothing was changed, which every mutation path guarantees (see publish.ts).
+ */
+export function faultFailure(err: unknown, workdir: string, path: string, mutation: boolean): ServerfsError | null {
+  const errno = errnoCode(err);
+  const code = errno !== undefined && Object.hasOwn(FAULT_CODES, errno) ? FAULT_CODES[errno as keyof typeof FAULT_CODES] : undefined;
+  if (code === undefined) return null;
+  return fail(code, workdir, path, `${PHRASES[code]}${mutation ? UNCHANGED : ""}`);
+}
+
+/**
  * Map an errno from opening/resolving a request path. `create` means the failing open was the
  * parent of a path being created (ENOENT → PARENT_NOT_FOUND).
  */
@@ -93,6 +122,8 @@ export function openFailure(err: unknown, workdir: string, path: string, purpose
   if (err instanceof MountCrossingError) return fail("MOUNT_CROSSING_NOT_ALLOWED", workdir, path);
   if (err instanceof ReparsePointError) return fail("REPARSE_POINT_NOT_ALLOWED", workdir, path);
   if (err instanceof ShortNameError) return fail("INVALID_NAME", workdir, path, "an 8.3 short name is not allowed where it names a longer name; use the long name");
+  const fault = faultFailure(err, workdir, path, purpose !== "read");
+  if (fault !== null) return fault;
   switch (errnoCode(err)) {
     case "ELOOP":
       return fail("SYMLINK_NOT_ALLOWED", workdir, path);
@@ -122,8 +153,10 @@ export function mutationFailure(err: unknown, workdir: string, path: string): Se
   if (err instanceof ServerfsError) return err;
   if (err instanceof MountCrossingError) return fail("MOUNT_CROSSING_NOT_ALLOWED", workdir, path);
   if (err instanceof ReparsePointError || err instanceof ShortNameError) return openFailure(err, workdir, path, "mutate");
+  const fault = faultFailure(err, workdir, path, true);
+  if (fault !== null) return fault;
   const code = errnoCode(err);
-  if (code === "EACCES" || code === "EPERM") return fail("ACCESS_DENIED", workdir, path);
+  if (code === "EACCES" || code === "EPERM") return fail("ACCESS_DENIED", workdir, path, `access denied${UNCHANGED}`);
   if (code === "EMFILE" || code === "ENFILE") return fail("RESOURCE_EXHAUSTED", workdir, path);
   return fail("MUTATION_IO_ERROR", workdir, path, `the filesystem refused the change (${code ?? "error"})`);
 }

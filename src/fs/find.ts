@@ -108,9 +108,10 @@ class FindWalk {
         if (dir === undefined) return true;
         const fd = openWalkDir(ws, t, this.root, dir, this.first);
         if (fd === null) continue;
+        const isRoot = this.first;
         this.first = false;
         c = this.cur = { dir, fd, level: null, read: null, entries: [], next: 0, subdirs: [], budget: this.maxWalk - this.walked + 1 };
-        c.read = new WalkDirRead(ws, t, fd, c.budget);
+        c.read = new WalkDirRead(ws, t, fd, c.budget, isRoot);
       }
       if (c.read !== null) {
         while (!c.read.step()) if (clock.due()) return false;

@@ -1,6 +1,7 @@
 // Public surface of the file layer (no MCP types).
 export { createFileService, DEFAULT_MAX_LINES, type FileService, type PublishedLimits, type WorkdirSummary } from "./service.ts";
 export { processMutationGate, type MutationGate } from "./gate.ts";
+export { SWEEP_MAX_DEPTH, SWEEP_MAX_ENTRIES, type SweepReport } from "./temp-sweep.ts";
 export type { ListDirectoryOutput, ListEntry } from "./list.ts";
 export type { FindOutput } from "./find.ts";
 export { DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "./tree.ts";

@@ -10,7 +10,7 @@
 
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
-import { fail } from "./fail.ts";
+import { fail, faultFailure } from "./fail.ts";
 import { openAt } from "./open.ts";
 import { isoSeconds, typeOf, type ObjectType } from "./revision.ts";
 import { readDirPaced, WalkClock } from "./walk.ts";
@@ -60,7 +60,7 @@ export async function listDirectory(ws: Workspace, t: Target, offset: number, li
       if (err instanceof ServerfsError) throw err;
       const code = errnoCode(err);
       if (code === "EMFILE" || code === "ENFILE") throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
-      throw fail("ACCESS_DENIED", t.alias, t.rel);
+      throw faultFailure(err, t.alias, t.rel, false) ?? fail("ACCESS_DENIED", t.alias, t.rel);
     }
     const ignore = walkIgnoreFor(ws, t, {});
     const above = ignore === null ? null : ignore.start(t.parts);

@@ -16,7 +16,7 @@ import { lockDirectories, type HeldLocks } from "./dir-lock.ts";
 import { fail, mutationFailure, openFailure } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { openAt } from "./open.ts";
-import { assertUnchangedAt, openParent, syncDirectory } from "./publish.ts";
+import { assertUnchangedAt, openParent, publishedRevision, syncDirectory } from "./publish.ts";
 import { revisionOf } from "./revision.ts";
 
 export interface MoveOutput {
@@ -120,7 +120,7 @@ export async function moveFile(ws: Workspace, gate: MutationGate, src: Target, d
             moved: true as const,
             type,
             revision_before: revision,
-            revision: movedRevision(ws, dp, obj),
+            revision: movedRevision(ws, dst, dp, obj),
           };
         } finally {
           closeQuietly(obj);
@@ -140,11 +140,11 @@ export async function moveFile(ws: Workspace, gate: MutationGate, src: Target, d
  * moves ctime, and a moved directory's `..` changes): from lstat of the new name, or from the
  * still-held descriptor if that name is already gone again.
  */
-function movedRevision(ws: Workspace, dp: { fd: number; name: string }, obj: number): string {
+function movedRevision(ws: Workspace, dst: Target, dp: { fd: number; name: string }, obj: number): string {
   try {
     return revisionOf(ws.native.lstatChild(dp.fd, dp.name));
   } catch {
-    return revisionOf(fs.fstatSync(obj, { bigint: true }));
+    return publishedRevision(dst, obj);
   }
 }
 

@@ -1,6 +1,7 @@
-// Publication of new bytes. Both paths write a reserved temp (`.serverfs-tmp-<16 hex>`, created
-// O_CREAT|O_EXCL|O_NOFOLLOW in the verified parent), fsync it, then publish by NAME relative to the
-// parent descriptor, and remove the temp on every failure path:
+// Publication of new bytes. Both paths write a reserved temp (named for its owner, ./temp-name.ts;
+// created O_CREAT|O_EXCL|O_NOFOLLOW in the verified parent, after that directory was swept of dead
+// writers' temps, ./temp-sweep.ts), fsync it, then publish by NAME relative to the parent
+// descriptor, and remove the temp on every failure path:
 // - publishNew: hard-link temp → name, which can never overwrite anything (EEXIST → PATH_ALREADY_EXISTS).
 // - publishReplace: copy owner, then mode WITHOUT setuid/setgid, then extended attributes,
 //   re-check the target's revision at the last moment, then rename temp over name. New content is
@@ -10,24 +11,20 @@
 // refusing or allowing replacement, instead of a link or rename by name.
 // Revisions are taken from fstat of the published inode AFTER publication.
 
-import { randomBytes } from "node:crypto";
 import fs, { type BigIntStats } from "node:fs";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { lockDirectories, type HeldLocks } from "./dir-lock.ts";
-import { fail, mutationFailure, openFailure } from "./fail.ts";
+import { fail, faultFailure, mutationFailure, openFailure } from "./fail.ts";
 import { openAt, refuseNonRegular } from "./open.ts";
-import { RESERVED_TEMP_PREFIX } from "./policy.ts";
 import { revisionOf } from "./revision.ts";
+import { tempName } from "./temp-name.ts";
+import { sweepBeforeWrite } from "./temp-sweep.ts";
 
 /** Open the parent directory of a mutation target as a base for *at calls. */
 export function openParent(ws: Workspace, t: Target, purpose: "create" | "mutate"): { fd: number; name: string } {
   const name = t.parts[t.parts.length - 1] as string;
   return { fd: openAt(ws, t, ws.rootFd(t), t.parts.slice(0, -1), "dirBase", purpose), name };
-}
-
-function tempName(): string {
-  return `${RESERVED_TEMP_PREFIX}${randomBytes(8).toString("hex")}`;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
@@ -41,6 +38,8 @@ interface TempFile {
 }
 
 function createTemp(ws: Workspace, t: Target, parentFd: number): TempFile {
+  // First, what dead writers left here: on a full disk their space is what this write needs.
+  sweepBeforeWrite(ws, parentFd);
   for (let attempt = 0; ; attempt++) {
     const name = tempName();
     try {
@@ -58,6 +57,19 @@ function removeTemp(ws: Workspace, parentFd: number, tmp: TempFile): void {
     ws.native.unlinkAt(parentFd, tmp.name, false);
   } catch {
     // already gone (published by rename) or the directory vanished
+  }
+}
+
+/**
+ * The revision of what was just published, from its own descriptor. The change is made by now, so
+ * a failure here must not say "nothing was changed": it says the change stands and how to learn
+ * its revision.
+ */
+export function publishedRevision(t: Target, fd: number): string {
+  try {
+    return revisionOf(fs.fstatSync(fd, { bigint: true }));
+  } catch {
+    throw fail("IO_ERROR", t.alias, t.rel, "the change was made, but its new revision could not be read; call stat_file for it");
   }
 }
 
@@ -99,9 +111,9 @@ export function publishNew(ws: Workspace, t: Target, bytes: Uint8Array): { revis
       } catch {
         // removeTemp below retries; the published name is already complete
       }
-      const st = fs.fstatSync(tmp.fd, { bigint: true });
+      const revision = publishedRevision(t, tmp.fd);
       syncDirectory(ws, parent.fd);
-      return { revision: revisionOf(st) };
+      return { revision };
     } finally {
       removeTemp(ws, parent.fd, tmp);
     }
@@ -153,7 +165,8 @@ export function publishReplace(
       copyMetadata(ws, source.fd, source.st, tmp.fd);
     } catch (err) {
       if (err instanceof ServerfsError) throw err;
-      throw fail("METADATA_PRESERVATION_FAILED", t.alias, t.rel);
+      // A full disk refuses an extended attribute too: that is the answer, not "metadata".
+      throw faultFailure(err, t.alias, t.rel, true) ?? fail("METADATA_PRESERVATION_FAILED", t.alias, t.rel);
     }
     try {
       ws.native.fsync(tmp.fd);
@@ -172,9 +185,9 @@ export function publishReplace(
     } catch (err) {
       throw mutationFailure(err, t.alias, t.rel);
     }
-    const st = fs.fstatSync(tmp.fd, { bigint: true });
+    const revision = publishedRevision(t, tmp.fd);
     syncDirectory(ws, parent.fd);
-    return { revision: revisionOf(st) };
+    return { revision };
   } finally {
     if (renamed) closeQuietly(tmp.fd);
     else removeTemp(ws, parent.fd, tmp);

@@ -5,7 +5,7 @@
 
 import { ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
-import { fail } from "./fail.ts";
+import { fail, faultFailure } from "./fail.ts";
 import { readTextFile, type ReadTextOutput } from "./read.ts";
 
 export interface ReadManyEntry {
@@ -80,7 +80,7 @@ export async function readMultipleFiles(
     } catch (err) {
       // One file's unexpected I/O failure is that file's answer, not the call's; its own message
       // may hold a host path and is dropped.
-      const coded = err instanceof ServerfsError ? err : fail("READ_FAILED", alias, raw, "the file could not be read");
+      const coded = err instanceof ServerfsError ? err : (faultFailure(err, alias, raw, false) ?? fail("READ_FAILED", alias, raw, "the file could not be read"));
       return { path: raw, result: null, error: { code: coded.code, message: coded.message } };
     }
   }

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { ServerfsError } from "../errors.ts";
 import { closeQuietly, type Target, type Workspace } from "./context.ts";
-import { fail } from "./fail.ts";
+import { fail, faultFailure } from "./fail.ts";
 import { openRegularForRead } from "./open.ts";
 import { revisionOf } from "./revision.ts";
 
@@ -210,7 +210,7 @@ export async function readResource(ws: Workspace, t: Target): Promise<{ text: st
     out = await readTextFile(ws, t, 1, t.wd.workdir.max_read_lines);
   } catch (err) {
     if (err instanceof ServerfsError) throw err;
-    throw fail("READ_FAILED", t.alias, t.rel, "the resource could not be read");
+    throw faultFailure(err, t.alias, t.rel, false) ?? fail("READ_FAILED", t.alias, t.rel, "the resource could not be read");
   }
   if (out.has_more) throw fail("RESOURCE_TOO_LARGE", t.alias, t.rel);
   return { text: out.content, mime_type: "text/plain" };

@@ -2,7 +2,7 @@
 // tool's structuredContent and throwing ServerfsError with the documented codes. No MCP types here.
 
 import type { AgentMode, Registry } from "../config/types.ts";
-import { fail } from "./fail.ts";
+import { fail, faultFailure } from "./fail.ts";
 import { Workspace, type Target } from "./context.ts";
 import { createTextFile, type CreateTextOutput } from "./create.ts";
 import { deleteFile, type DeleteFileOutput } from "./delete.ts";
@@ -22,6 +22,7 @@ import { readTailLines, type TailTextOutput } from "./tail.ts";
 import { MAX_CONTEXT_LINES, searchText, type SearchOutput } from "./search/index.ts";
 import { statFile, type StatOutput } from "./stat.ts";
 import type { WalkFilterArgs } from "./walk-filter.ts";
+import { sweepWorkdirs, type SweepBounds, type SweepReport } from "./temp-sweep.ts";
 import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
 export const DEFAULT_MAX_LINES = 200;
@@ -99,6 +100,11 @@ export interface FileService {
   }): Promise<UploadOutput>;
   readResource(a: { workdir: string; path: string }): Promise<{ text: string; mime_type: "text/plain" }>;
   limits(): PublishedLimits;
+  /**
+   * Remove the temps that dead writers left in the read-write workdirs, in one bounded pass
+   * (./temp-sweep.ts). serve runs it once, after answering `initialize`. Never throws.
+   */
+  sweepTemps(bounds?: SweepBounds): Promise<SweepReport>;
   /** Close the cached workdir root descriptors (shutdown, tests). */
   close(): void;
 }
@@ -118,6 +124,19 @@ function positiveIntOrUndefined(t: Target, value: number | undefined, name: stri
   if (value === undefined || value === null) return undefined;
   if (!Number.isInteger(value) || value < 1) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `${name} must be an integer >= 1`);
   return value;
+}
+
+/**
+ * The one net under every operation: a filesystem fault (ENOSPC, EDQUOT, EIO, EROFS) that escaped
+ * an operation from a step without its own mapping (a read, an fstat, a read of the file being
+ * edited) still gets its code against the caller's path, never INTERNAL_ERROR.
+ */
+async function coded<T>(t: Target, mutation: boolean, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw faultFailure(err, t.alias, t.rel, mutation) ?? err;
+  }
 }
 
 export interface FileServiceOptions {
@@ -156,21 +175,21 @@ export function createFileService(registry: Registry, options: FileServiceOption
       const t = ws().prepare(a.workdir, a.path);
       const offset = nonNegativeInt(t, a.offset, "offset", 0);
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_list_limit, limits.max_list_entries);
-      return listDirectory(ws(), t, offset, limit);
+      return coded(t, false, () => listDirectory(ws(), t, offset, limit));
     },
 
     async findFiles(a, signal) {
       const t = ws().prepare(a.workdir, a.path);
       const pattern = requireString(t, a.pattern, "pattern");
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
-      return findFiles(ws(), t, pattern, limit, signal, walkFilter(t, a));
+      return coded(t, false, () => findFiles(ws(), t, pattern, limit, signal, walkFilter(t, a)));
     },
 
     async directoryTree(a, signal) {
       const t = ws().prepare(a.workdir, a.path);
       const maxDepth = clampLimit(positiveIntOrUndefined(t, a.max_depth, "max_depth"), DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH);
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.max_list_entries, limits.max_list_entries);
-      return directoryTree(ws(), t, maxDepth, limit, signal, walkFilter(t, a));
+      return coded(t, false, () => directoryTree(ws(), t, maxDepth, limit, signal, walkFilter(t, a)));
     },
 
     async searchText(a, signal) {
@@ -180,7 +199,7 @@ export function createFileService(registry: Registry, options: FileServiceOption
       const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
       const contextLines = nonNegativeInt(t, a.context_lines, "context_lines", 0);
       if (contextLines > MAX_CONTEXT_LINES) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `context_lines must be at most ${MAX_CONTEXT_LINES}`);
-      return searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit, regex: a.regex === true, contextLines, ...walkFilter(t, a) }, signal);
+      return coded(t, false, () => searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit, regex: a.regex === true, contextLines, ...walkFilter(t, a) }, signal));
     },
 
     async readTextFile(a, signal) {
@@ -190,11 +209,11 @@ export function createFileService(registry: Registry, options: FileServiceOption
         if (a.start_line !== undefined || a.max_lines !== undefined) {
           throw fail("INVALID_ARGUMENT", t.alias, t.rel, "tail_lines cannot be combined with start_line or max_lines");
         }
-        return readTailLines(ws(), t, Math.min(tail, t.wd.workdir.max_read_lines), signal);
+        return coded(t, false, () => readTailLines(ws(), t, Math.min(tail, t.wd.workdir.max_read_lines), signal));
       }
       const startLine = positiveIntOrUndefined(t, a.start_line, "start_line") ?? 1;
       const maxLines = clampLimit(positiveIntOrUndefined(t, a.max_lines, "max_lines"), DEFAULT_MAX_LINES, t.wd.workdir.max_read_lines);
-      return readTextFile(ws(), t, startLine, maxLines, signal);
+      return coded(t, false, () => readTextFile(ws(), t, startLine, maxLines, signal));
     },
 
     async readMultipleFiles(a, signal) {
@@ -218,58 +237,64 @@ export function createFileService(registry: Registry, options: FileServiceOption
 
     async readMediaFile(a) {
       const t = ws().prepare(a.workdir, a.path, { file: true });
-      return readMediaFile(ws(), t, limits.max_media_bytes);
+      return coded(t, false, async () => readMediaFile(ws(), t, limits.max_media_bytes));
     },
 
     async statFile(a) {
-      return statFile(ws(), ws().prepare(a.workdir, a.path));
+      const t = ws().prepare(a.workdir, a.path);
+      return coded(t, false, async () => statFile(ws(), t));
     },
 
     async createTextFile(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
-      return createTextFile(ws(), gate, t, requireString(t, a.content, "content"));
+      const content = requireString(t, a.content, "content");
+      return coded(t, true, () => createTextFile(ws(), gate, t, content));
     },
 
     async editTextFile(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
       if (a.dry_run !== undefined && typeof a.dry_run !== "boolean") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "dry_run must be a boolean");
-      return editTextFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"), a.edits, { dryRun: a.dry_run === true });
+      const expected = requireString(t, a.expected_revision, "expected_revision");
+      return coded(t, a.dry_run !== true, () => editTextFile(ws(), gate, t, expected, a.edits, { dryRun: a.dry_run === true }));
     },
 
     async deleteFile(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true, file: true });
-      return deleteFile(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"));
+      const expected = requireString(t, a.expected_revision, "expected_revision");
+      return coded(t, true, () => deleteFile(ws(), gate, t, expected));
     },
 
     async createDirectory(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true });
-      return createDirectory(ws(), gate, t);
+      return coded(t, true, () => createDirectory(ws(), gate, t));
     },
 
     async deleteDirectory(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true });
-      return deleteDirectory(ws(), gate, t, requireString(t, a.expected_revision, "expected_revision"));
+      const expected = requireString(t, a.expected_revision, "expected_revision");
+      return coded(t, true, () => deleteDirectory(ws(), gate, t, expected));
     },
 
     async moveFile(a) {
       const src = ws().prepare(a.workdir, a.source, { mutation: true });
       const dst = ws().prepare(a.workdir, a.destination, { mutation: true });
-      return moveFile(ws(), gate, src, dst, requireString(src, a.expected_revision, "expected_revision"));
+      const expected = requireString(src, a.expected_revision, "expected_revision");
+      return coded(src, true, () => moveFile(ws(), gate, src, dst, expected));
     },
 
     async downloadBinaryFile(a) {
       const t = ws().prepare(a.workdir, a.path, { binary: true, file: true });
-      return downloadBinaryFile(ws(), t);
+      return coded(t, false, async () => downloadBinaryFile(ws(), t));
     },
 
     async uploadBinaryFile(a) {
       const t = ws().prepare(a.workdir, a.path, { mutation: true, binary: true, file: true });
-      return uploadBinaryFile(ws(), gate, t, a.data_base64, a.overwrite ?? false, a.expected_revision);
+      return coded(t, true, () => uploadBinaryFile(ws(), gate, t, a.data_base64, a.overwrite ?? false, a.expected_revision));
     },
 
     async readResource(a) {
       const t = ws().prepare(a.workdir, a.path, { file: true });
-      return readResource(ws(), t);
+      return coded(t, false, () => readResource(ws(), t));
     },
 
     limits() {
@@ -284,6 +309,10 @@ export function createFileService(registry: Registry, options: FileServiceOption
         max_edits_per_call: limits.max_edits_per_call,
         max_files_per_read: limits.max_files_per_read,
       };
+    },
+
+    sweepTemps(bounds) {
+      return sweepWorkdirs(ws(), gate, bounds);
     },
 
     close() {

@@ -14,7 +14,7 @@
 
 import { ServerfsError } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
-import { fail } from "./fail.ts";
+import { fail, faultFailure } from "./fail.ts";
 import { typeOf, type ObjectType } from "./revision.ts";
 import { exhausted, openWalkDir, readDirPaced, WalkClock } from "./walk.ts";
 import type { DirSelection } from "../../platform/fs/native.ts";
@@ -144,7 +144,7 @@ async function walkTree(
       } catch (err) {
         if (err instanceof ServerfsError) throw err;
         if (exhausted(err)) throw fail("RESOURCE_EXHAUSTED", t.alias, t.rel);
-        if (q === 0) throw fail("ACCESS_DENIED", t.alias, t.rel);
+        if (q === 0) throw faultFailure(err, t.alias, t.rel, false) ?? fail("ACCESS_DENIED", t.alias, t.rel);
         continue; // cannot be read any more: listed without children
       }
       walked += seen;

@@ -7,7 +7,7 @@ import { edenGC } from "bun:jsc";
 import { HeapCollector } from "../common/heap-collector.ts";
 import { errnoCode } from "../errors.ts";
 import type { Target, Workspace } from "./context.ts";
-import { fail, openFailure } from "./fail.ts";
+import { fail, faultFailure, openFailure } from "./fail.ts";
 import { globWork } from "./glob.ts";
 import type { DirEntryInfo, DirSelection, DirSmallest } from "../../platform/fs/native.ts";
 
@@ -43,6 +43,8 @@ export class WalkDirRead {
     private readonly t: Target,
     dirFd: number,
     budget: number,
+    /** The walk's root: a filesystem fault reading it is the caller's answer (IO_ERROR), not a skip. */
+    private readonly isRoot = false,
   ) {
     try {
       // the walk's descriptors are opened just before and never read: no rewind needed
@@ -67,6 +69,8 @@ export class WalkDirRead {
 
   private failed(err: unknown): void {
     if (exhausted(err)) throw fail("RESOURCE_EXHAUSTED", this.t.alias, this.t.rel);
+    const fault = this.isRoot ? faultFailure(err, this.t.alias, this.t.rel, false) : null;
+    if (fault !== null) throw fault;
     // otherwise it can no longer be read: skipped
   }
 }

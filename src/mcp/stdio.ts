@@ -49,6 +49,11 @@ export interface ServeOptions {
    * comes first, so a host's opening requests never wait on it.
    */
   deferred?: () => Promise<void>;
+  /**
+   * Work for after the host's opening is answered (the temp sweep): started once, in a task of its
+   * own, right after the first answer is written, so it never delays that answer.
+   */
+  afterFirstAnswer?: () => void;
 }
 
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
@@ -60,6 +65,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
   const transport = new GatedStdioTransport(process.stdin, process.stdout, {
     // An oversized frame closes the transport (as the SDK's own does); without a reader we must not linger.
     onClosed: () => void shutdown("transport_closed"),
+    ...(options.afterFirstAnswer ? { onFirstAnswer: () => void setImmediate(options.afterFirstAnswer!) } : {}),
     maxFrameBytes: maxFrameBytes(mcp.registry),
     requests: mcp.requests,
     onRefused: (verdict) => {

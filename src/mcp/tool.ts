@@ -111,6 +111,7 @@ const AUDITED_RESULT_FIELDS = [
   "returned",
   "has_more",
   "truncated",
+  "unreadable",
   "offset",
   "limit",
   "bytes_returned",

@@ -26,6 +26,8 @@ export interface GatedTransportOptions {
   onRefused?: (verdict: Exclude<Inbound, { kind: "pass" }>) => void;
   /** Told once when the transport closes, whoever owns `onclose` (serveStdio claims it). */
   onClosed?: () => void;
+  /** Told once, after the first answer (initialize's, or server/discover's) has been written. */
+  onFirstAnswer?: () => void;
 }
 
 export class GatedStdioTransport implements Transport {
@@ -38,6 +40,7 @@ export class GatedStdioTransport implements Transport {
   private pending = 0;
   private started = false;
   private closed = false;
+  private answered = false;
   /** The last answer's write: answers go out one at a time, so their pieces never interleave. */
   private tail: Promise<void> = Promise.resolve();
 
@@ -130,6 +133,11 @@ export class GatedStdioTransport implements Transport {
       for (const piece of pieces) if (!this.stdout.write(piece)) await once(this.stdout, "drain");
     });
     this.tail = sent.catch(() => {});
+    if (!this.answered && "id" in message && ("result" in message || "error" in message)) {
+      this.answered = true;
+      const first = this.options.onFirstAnswer;
+      if (first !== undefined) void sent.then(first, first);
+    }
     return sent;
   }
 

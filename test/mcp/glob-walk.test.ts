@@ -126,7 +126,7 @@ describe("globs and walks through serve over stdio", () => {
       expect(sc(r).message).not.toContain("*****");
     }
     expect(sc(byId(server.replies, 32))).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
-    expect(sc(byId(server.replies, 33))).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
+    expect(sc(byId(server.replies, 33))).toEqual({ matches: [], returned: 0, truncated: false, unreadable: 0, ignored: 0 });
   });
 
   test("find_files past search_timeout_seconds is SEARCH_TIMEOUT, and a second request is answered first", async () => {

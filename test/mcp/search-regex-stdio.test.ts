@@ -41,7 +41,7 @@ const order = (replies: Reply[], ids: number[]) => replies.map((r) => r.id).filt
 /** A search that ran to its end without a match, or stopped at the deadline with the coded error. */
 function noMatchOrTimeout(r: Record<string, unknown>): void {
   if ("code" in r) expect(r).toMatchObject({ code: "SEARCH_TIMEOUT", message: expect.stringContaining("search exceeded its time limit") });
-  else expect(r).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
+  else expect(r).toEqual({ matches: [], returned: 0, truncated: false, unreadable: 0, ignored: 0 });
 }
 
 describe("regex search through serve over stdio", () => {
@@ -99,6 +99,6 @@ describe("regex search through serve over stdio", () => {
     expect(sc(server.replies, 31)).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("backreference") });
     expect(sc(server.replies, 32)).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("missing closing )") });
     expect(sc(server.replies, 33)).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("context_lines") });
-    expect(sc(server.replies, 34)).toEqual({ matches: [{ path: "plain.txt", line: 1, text: "needle", before: [], after: [] }], returned: 1, truncated: false, ignored: 0 });
+    expect(sc(server.replies, 34)).toEqual({ matches: [{ path: "plain.txt", line: 1, text: "needle", before: [], after: [] }], returned: 1, truncated: false, unreadable: 0, ignored: 0 });
   });
 });

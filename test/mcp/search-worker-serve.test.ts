@@ -61,7 +61,7 @@ describe.skipIf(!linux)("search worker in serve (Linux: thread counts from /proc
     // it comes up in the background after start-up: wait for it (a ceiling, not a timing assertion)
     for (let i = 0; i < 200 && workerThreads(pid) === 0; i++) await Bun.sleep(25);
     expect(workerThreads(pid)).toBe(1);
-    const call = async (query: string, limit: number) => (await client.callTool({ name: "search_text", arguments: { workdir: "w", query, limit } })).structuredContent as { matches: { path: string; line: number; text: string }[]; returned: number; truncated: boolean; ignored: number };
+    const call = async (query: string, limit: number) => (await client.callTool({ name: "search_text", arguments: { workdir: "w", query, limit } })).structuredContent as { matches: { path: string; line: number; text: string }[]; returned: number; truncated: boolean; unreadable: number; ignored: number };
     const first = await call("needle", 100);
     expect(workerThreads(pid)).toBe(1);
     // 200 matching files, one match each: limit 100 → truncated, the first 100 in walk order
@@ -73,7 +73,7 @@ describe.skipIf(!linux)("search worker in serve (Linux: thread counts from /proc
     // one match per matching file, on line 2
     expect(first.matches.map((m) => `${m.path}:${m.line}`)).toEqual(walkOrder.slice(0, 100).map((p) => `${p}:2`));
     const none = await call("no such text", 100);
-    expect(none).toEqual({ matches: [], returned: 0, truncated: false, ignored: 0 });
+    expect(none).toEqual({ matches: [], returned: 0, truncated: false, unreadable: 0, ignored: 0 });
     expect(workerThreads(pid)).toBe(1);
   });
 });

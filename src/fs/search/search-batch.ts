@@ -57,6 +57,8 @@ export interface BatchResult<G extends BatchGroup = BatchGroup> {
   matches: SearchMatch[];
   /** A file could not be opened for lack of descriptors: the search fails with RESOURCE_EXHAUSTED. */
   exhausted: boolean;
+  /** Files skipped because they could not be read (an I/O error, no read permission). */
+  unreadable: number;
   /** The files not scanned because handOff() asked for them (they follow this batch in walk order). */
   rest?: G[];
 }
@@ -66,6 +68,12 @@ const facts: OpenFileFacts = { regular: false, size: 0, nlink: 0 };
 
 /** A handed-off remainder is worth a message only from this many files on. */
 const MIN_HANDOFF = 4;
+
+/**
+ * Open failures that mean "not a file to search here" rather than "could not be read": it vanished,
+ * is (or passes through) a symlink, a mount point of a confined workdir, or a special file.
+ */
+const NOT_SEARCHABLE = new Set(["ENOENT", "ENOTDIR", "ELOOP", "EXDEV", "ENXIO", "EISDIR"]);
 
 /** Opens `name` below the held `dirFd` for reading, confined (kernel-checked), no symlink followed. */
 export type OpenChild = (dirFd: number, name: string, noXdev: boolean) => number;
@@ -87,6 +95,7 @@ export async function scanBatch<G extends BatchGroup>(
   handOff?: () => boolean,
 ): Promise<BatchResult<G>> {
   const matches: SearchMatch[] = [];
+  let unreadable = 0;
   let left = 0;
   for (const g of groups) left += g.names.length;
   for (let gi = 0; gi < groups.length; gi++) {
@@ -94,7 +103,7 @@ export async function scanBatch<G extends BatchGroup>(
     for (let ni = 0; ni < g.names.length; ni++, left--) {
       // the main thread gives the rest of its batch away as soon as the worker has room
       if (handOff !== undefined && left >= MIN_HANDOFF && ni + gi > 0 && handOff()) {
-        return { matches, exhausted: false, rest: [{ ...g, names: g.names.slice(ni) }, ...groups.slice(gi + 1)] };
+        return { matches, exhausted: false, unreadable, rest: [{ ...g, names: g.names.slice(ni) }, ...groups.slice(gi + 1)] };
       }
       const name = g.names[ni] as string;
       if (pace.tick()) await pace.pause();
@@ -103,8 +112,10 @@ export async function scanBatch<G extends BatchGroup>(
         fd = open(g.dirFd, name, g.noXdev);
       } catch (err) {
         const code = errnoCode(err);
-        if (code === "EMFILE" || code === "ENFILE") return { matches, exhausted: true };
-        continue; // vanished, became a symlink, unreadable, a mount point: not searchable
+        if (code === "EMFILE" || code === "ENFILE") return { matches, exhausted: true, unreadable };
+        // vanished, became a symlink, a mount point: not searchable; anything else could not be read
+        if (code === undefined || !NOT_SEARCHABLE.has(code)) unreadable++;
+        continue;
       }
       try {
         scanIo.facts(fd, facts);
@@ -122,14 +133,16 @@ export async function scanBatch<G extends BatchGroup>(
         }
       } catch (err) {
         if (err instanceof ServerfsError || err instanceof BatchCancelled) throw err;
-        continue; // a read error on one file does not fail the search
+        // a read error (EIO in the middle of a file) skips that file, counted; the search goes on
+        unreadable++;
+        continue;
       } finally {
         close(fd);
       }
-      if (matches.length >= p.want) return { matches, exhausted: false };
+      if (matches.length >= p.want) return { matches, exhausted: false, unreadable };
     }
   }
-  return { matches, exhausted: false };
+  return { matches, exhausted: false, unreadable };
 }
 
 /** Thrown by the worker's Pace once the main thread cancelled the search (deadline, cancel, enough matches). */

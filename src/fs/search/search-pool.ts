@@ -152,7 +152,7 @@ class SearchPool {
       this.pending.delete(key);
       if (m.type === "done") {
         this.answered.done++;
-        p.resolve({ matches: m.matches, exhausted: m.exhausted });
+        p.resolve({ matches: m.matches, exhausted: m.exhausted, unreadable: m.unreadable });
       } else if (m.type === "cancelled") {
         this.answered.cancelled++;
         p.resolve(null);

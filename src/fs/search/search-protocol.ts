@@ -35,6 +35,6 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: "ready" }
-  | { type: "done"; id: number; seq: number; matches: SearchMatch[]; exhausted: boolean }
+  | { type: "done"; id: number; seq: number; matches: SearchMatch[]; exhausted: boolean; unreadable: number }
   | { type: "cancelled"; id: number; seq: number }
   | { type: "failed"; id: number; seq: number };

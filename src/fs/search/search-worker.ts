@@ -75,7 +75,7 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
       edenGC();
     }
     Atomics.add(f, DONE_BASE + b.slot, 1);
-    reply({ type: "done", id: b.id, seq: b.seq, matches: r.matches, exhausted: r.exhausted });
+    reply({ type: "done", id: b.id, seq: b.seq, matches: r.matches, exhausted: r.exhausted, unreadable: r.unreadable });
   } catch (err) {
     Atomics.add(f, DONE_BASE + b.slot, 1);
     if (err instanceof BatchCancelled) reply({ type: "cancelled", id: b.id, seq: b.seq });

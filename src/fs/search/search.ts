@@ -56,6 +56,8 @@ export interface SearchOutput {
   ignored: number;
   /** Ignore files that were cut, held too many patterns or could not be read. */
   ignore_warnings?: string[];
+  /** Files skipped because they could not be read (an I/O error, no read permission). */
+  unreadable: number;
 }
 
 export interface SearchArgs extends WalkFilterArgs {
@@ -141,6 +143,8 @@ class SearchRun {
   private files = 0;
   private seq = 0;
   private readonly results: (SearchMatch[] | undefined)[] = [];
+  /** Per batch, the files it could not read. */
+  private readonly unreadable: number[] = [];
   private prefixNext = 0;
   private prefixCount = 0;
   private readonly inflight = new Set<Promise<void>>();
@@ -187,6 +191,7 @@ class SearchRun {
       const dir = stack.pop() as Dir;
       const dirFd = openWalkDir(ws, t, root, dir, first);
       if (dirFd === null) continue;
+      const isRoot = first;
       first = false;
       if (insideVcs) {
         ws.native.closeFast(dirFd);
@@ -198,7 +203,7 @@ class SearchRun {
       const subdirs: Dir[] = [];
       try {
         const budget = maxWalk - walked + 1;
-        const read = new WalkDirRead(ws, t, dirFd, budget);
+        const read = new WalkDirRead(ws, t, dirFd, budget, isRoot);
         while (!read.step()) if (clock.due()) await clock.pause();
         if (ignore !== null) level = ignore.enterRead(dir.level, dirFd, dir.rel, read.entries, budget);
         for (const e of read.entries) {
@@ -277,15 +282,19 @@ class SearchRun {
 
   output(): SearchOutput {
     const matches: SearchMatch[] = [];
+    // counted over the batches the answer is made of, so a batch the worker scanned past the
+    // answer's end does not change it
+    let unreadable = 0;
     for (let i = 0; i < this.seq && matches.length < this.want; i++) {
       const r = this.results[i];
       if (r === undefined) break; // only after the walk stopped with enough matches before it
       for (const m of r) matches.push(m);
+      unreadable += this.unreadable[i] ?? 0;
     }
     if (matches.length > this.want) matches.length = this.want;
     const truncated = this.capped || matches.length > this.args.limit;
     const returned = truncated ? matches.slice(0, this.args.limit) : matches;
-    const out: SearchOutput = { matches: returned, returned: returned.length, truncated, ignored: this.ignore?.ignored ?? 0 };
+    const out: SearchOutput = { matches: returned, returned: returned.length, truncated, unreadable, ignored: this.ignore?.ignored ?? 0 };
     const warnings = this.ignore?.warnings() ?? [];
     if (warnings.length > 0) out.ignore_warnings = warnings;
     return out;
@@ -353,6 +362,7 @@ class SearchRun {
   private accept(seq: number, r: BatchResult): void {
     if (r.exhausted) this.failure ??= fail("RESOURCE_EXHAUSTED", this.t.alias, this.t.rel);
     this.results[seq] = r.matches;
+    this.unreadable[seq] = r.unreadable;
     while (this.results[this.prefixNext] !== undefined) this.prefixCount += (this.results[this.prefixNext++] as SearchMatch[]).length;
     if (this.prefixCount >= this.want) this.stopped = true;
   }

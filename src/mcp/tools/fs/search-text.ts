@@ -59,6 +59,7 @@ export const searchTextOutput = z.object({
   ),
   returned: z.number().int(),
   truncated: z.boolean(),
+  unreadable: z.number().int().describe("Files skipped because they could not be read (an I/O error, no read permission)."),
   ignored: ignoredCount,
   ignore_warnings: ignoreWarnings,
 });

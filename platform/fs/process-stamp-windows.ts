@@ -1,0 +1,43 @@
+// Windows's answers for process stamps (./process-stamp.ts): GetProcessTimes gives a process's
+// creation time (a FILETIME, 100 ns units since 1601), which with the pid names one process; pids
+// are machine-wide, so the pid space is this host. A process that has exited but whose handle
+// someone still holds is still openable: GetExitCodeProcess tells it apart (STILL_ACTIVE).
+import os from "node:os";
+import { ptr } from "bun:ffi";
+import { kernel32 } from "../windows/kernel32.ts";
+import type { ProcessTable } from "./process-stamp-table.ts";
+
+const PROCESS_QUERY_LIMITED_INFORMATION = 0x1000;
+const ERROR_INVALID_PARAMETER = 87;
+const STILL_ACTIVE = 259;
+
+/** The creation time of the process behind `handle`, or undefined when it cannot be read. */
+function creationTime(handle: bigint): string | undefined {
+  const times = new BigUint64Array(4);
+  if (kernel32().GetProcessTimes(handle, ptr(times, 0), ptr(times, 8), ptr(times, 16), ptr(times, 24)) === 0) return undefined;
+  return times[0]!.toString();
+}
+
+export const windowsProcessTable: ProcessTable = {
+  start(pid) {
+    const k = kernel32();
+    const handle = k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+    // No such process is ERROR_INVALID_PARAMETER; any other refusal (a protected process) is "cannot tell".
+    if (handle === 0n) return k.GetLastError() === ERROR_INVALID_PARAMETER ? null : undefined;
+    try {
+      const code = new Uint32Array(1);
+      if (k.GetExitCodeProcess(handle, ptr(code)) === 0) return undefined;
+      if (code[0] !== STILL_ACTIVE) return null;
+      return creationTime(handle);
+    } finally {
+      k.CloseHandle(handle);
+    }
+  },
+  ownStart() {
+    // the pseudo-handle of the current process needs no closing
+    return creationTime(kernel32().GetCurrentProcess());
+  },
+  pidSpace() {
+    return os.hostname();
+  },
+};
