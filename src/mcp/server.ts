@@ -50,7 +50,7 @@ export interface McpServerOptions {
 }
 
 export interface ServerfsMcp {
-  /** A fresh protocol Server with every handler registered; all share the tools and in-flight set below. */
+  /** A fresh protocol Server with every handler registered; all share the tools and the shutdown cancel below. */
   build: () => Server;
   registry: Registry;
   tools: readonly McpTool[];
@@ -131,11 +131,11 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown tool");
       }
       const signal = AbortSignal.any([ctx.mcpReq.signal, inflight.shutdownSignal]);
-      return inflight.track(tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime));
+      return tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime);
     });
     server.setRequestHandler("resources/list", () => ({ resources: [] }));
     server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [RESOURCE_TEMPLATE] }));
-    server.setRequestHandler("resources/read", (request) => inflight.track(readResource(request.params.uri, files, runtime)));
+    server.setRequestHandler("resources/read", (request) => readResource(request.params.uri, files, runtime));
     return server;
   };
 

@@ -343,7 +343,7 @@ describe("frames at the edges", () => {
     }
   });
 
-  test("a line that is not JSON is logged without its bytes, and the session carries on", async () => {
+  test("a line that is not JSON gets one -32700 answer (id null), is logged without its bytes, and the session carries on", async () => {
     const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
     const reader = proc.stdout.getReader();
     const seen: string[] = [];
@@ -354,8 +354,11 @@ describe("frames at the edges", () => {
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
     for (const line of seen) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+    expect(seen.map((l) => JSON.parse(l) as { id: unknown; error?: unknown }).filter((r) => r.id === null)).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not valid JSON" } } as never,
+    ]);
     const stderr = await new Response(proc.stderr).text();
-    expect(stderr).toContain('"event":"transport_error"');
+    expect(stderr).toContain('"event":"request_refused","rpc_code":-32700');
     expect(stderr).not.toContain(MARK);
   });
 
