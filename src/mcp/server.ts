@@ -26,6 +26,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
+import { escapeControls } from "../common/escape.ts";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
@@ -178,7 +179,7 @@ async function readResource(
     audit.success = false;
     if (err instanceof ServerfsError) {
       audit.error_code = err.code;
-      throw resourceReadError(ProtocolErrorCode.InvalidParams, err.code, err.toText());
+      throw resourceReadError(ProtocolErrorCode.InvalidParams, err.code, escapeControls(err.toText()));
     }
     // Unexpected failures never forward their message (it may hold a host path).
     audit.error_code = "READ_FAILED";

@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { escapeControls, escapeControlsInJson } from "../common/escape.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
 
@@ -214,7 +215,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       Object.assign(audit, pickAuditFields(structured));
       if (spec.auditResult) Object.assign(audit, spec.auditResult(checked.data));
       result = {
-        content: [...(reply.content ?? []), { type: "text", text: JSON.stringify(structured) }],
+        // The mirror parses to exactly structuredContent, with nothing in it that can draw.
+        content: [...(reply.content ?? []), { type: "text", text: escapeControlsInJson(JSON.stringify(structured)) }],
         structuredContent: structured,
       };
       audit.success = true;
@@ -251,7 +253,7 @@ function errorResult(err: unknown, tool: string, logger: Logger): CallToolResult
   if (err instanceof ServerfsError) {
     return {
       isError: true,
-      content: [{ type: "text", text: err.toText() }],
+      content: [{ type: "text", text: escapeControls(err.toText()) }],
       structuredContent: { code: err.code, message: err.message },
     };
   }
