@@ -180,6 +180,11 @@ export class FrameScanner {
     return this.topKind;
   }
 
+  /** Both the top-level `id` and `method` have been read whole (what a refusal needs). */
+  get membersKnown(): boolean {
+    return this.hasId && this.hasMethod && this.capture !== CAPTURE_VALUE;
+  }
+
   /** Scan b[from, to). */
   feed(b: Buffer, from: number, to: number): void {
     let i = from;
@@ -234,6 +239,11 @@ export class FrameScanner {
   finish(): FrameShape {
     if (this.inScalar) this.endScalar();
     if (this.overBound === undefined && this.values > this.bounds.values) this.overBound = "values";
+    return this.shape();
+  }
+
+  /** The shape of what was fed so far. */
+  shape(): FrameShape {
     const shape: FrameShape = { top: this.topKind ?? "other", hasId: this.hasId, hasMethod: this.hasMethod };
     if (this.overBound !== undefined) shape.over = this.overBound;
     if (this.hasId && this.idText !== undefined) shape.idText = this.idText;

@@ -42,6 +42,8 @@ export class GatedStdioTransport implements Transport {
   private pending = 0;
   /** Whether the frame in progress is still kept for parsing (not once it is over a bound). */
   private keeping = true;
+  /** The frame in progress was already answered or dropped from its first bytes; the rest is skipped. */
+  private settled = false;
   private readonly scanner = new FrameScanner();
   private started = false;
   private closed = false;
@@ -79,13 +81,15 @@ export class GatedStdioTransport implements Transport {
       start = nl + 1;
       if (this.pending + piece.length > this.options.maxFrameBytes) return this.overflow();
       this.scan(piece);
+      const settled = this.settled;
       const shape = this.scanner.finish();
       const frame = !this.keeping ? undefined : this.pending === 0 ? piece : Buffer.concat([...this.pieces, piece]);
       this.pieces = [];
       this.pending = 0;
       this.keeping = true;
+      this.settled = false;
       this.scanner.reset();
-      this.deliver(shape, frame);
+      if (!settled) this.deliver(shape, frame);
     }
     if (this.closed || start >= buf.length) return;
     const rest = buf.subarray(start);
@@ -100,10 +104,21 @@ export class GatedStdioTransport implements Transport {
    * of it will be parsed, so its bytes are let go at once: only the scan goes on, for its `id`.
    */
   private scan(piece: Buffer): void {
+    if (this.settled) {
+      // Only the newline that ends it matters now; its bytes still count against the cap.
+      return;
+    }
     this.scanner.feed(piece, 0, piece.length);
     if (this.keeping && (this.scanner.over !== undefined || this.scanner.top === "array")) {
       this.keeping = false;
       this.pieces = [];
+    }
+    // A batch, or a request over a bound whose id and method came before the bound was crossed,
+    // is answered now, while the rest of it may still be on its way: its answer never waits for
+    // megabytes that will not be read.
+    if (!this.keeping && (this.scanner.top === "array" || this.scanner.membersKnown)) {
+      this.settled = true;
+      this.settle(checkFrame(this.scanner.shape(), undefined, 0, this.options.requests));
     }
   }
 
@@ -117,9 +132,13 @@ export class GatedStdioTransport implements Transport {
   private deliver(shape: FrameShape, frame: Buffer | undefined): void {
     let end = frame?.length ?? 0;
     if (frame !== undefined && end > 0 && frame[end - 1] === 13) end -= 1;
-    let verdict = checkFrame(shape, frame, end, this.options.requests);
+    const verdict = checkFrame(shape, frame, end, this.options.requests);
     if (frame !== undefined && frame.length >= BIG_FRAME_BYTES) Bun.gc(true);
-    if (verdict.kind === "pass") verdict = this.admit(verdict.message);
+    this.settle(verdict.kind === "pass" ? this.admit(verdict.message) : verdict);
+  }
+
+  /** Hand a frame that passed to the SDK, or answer or drop it. */
+  private settle(verdict: Inbound): void {
     if (verdict.kind === "pass") {
       const message = verdict.message;
       if ("method" in message && "id" in message) this.unanswered.add(message.id);
@@ -180,7 +199,7 @@ export class GatedStdioTransport implements Transport {
    * stdout. A failed write (EPIPE: the client is gone) rejects that answer; later ones still queue.
    */
   send(message: JSONRPCMessage): Promise<void> {
-    if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.settle(message.id);
+    if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.markAnswered(message.id);
     const pieces = framePieces(message);
     const sent = this.tail.then(async () => {
       for (const piece of pieces) if (!this.stdout.write(piece)) await once(this.stdout, "drain");
@@ -189,7 +208,7 @@ export class GatedStdioTransport implements Transport {
     return sent;
   }
 
-  private settle(id: string | number): void {
+  private markAnswered(id: string | number): void {
     if (!this.unanswered.delete(id) || this.unanswered.size > 0) return;
     for (const wake of this.answeredWaiters.splice(0)) wake();
   }

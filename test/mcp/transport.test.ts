@@ -1,7 +1,8 @@
 // The stdio transport's gate, on a real GatedStdioTransport over PassThrough streams, cut at random
 // places: a frame over a per-message bound (values, strings, nesting) is answered under its own id
-// with one coded -32600 line, or dropped when it is a notification, and the next frame is served;
-// a frame at the bound is parsed as usual; a batch, a line that is not JSON and a non-object each
+// with one coded -32600 line (as soon as its id and method are read, when they come first), or
+// dropped when it is a notification, and the next frame is served; a frame at the bound is parsed
+// as usual; a batch, a line that is not JSON and a non-object each
 // get one answer with id null; the era lock refuses the other era's messages; and every request
 // handed on is tracked until it is answered, so shutdown can answer the rest.
 import { describe, expect, test } from "bun:test";
@@ -112,6 +113,19 @@ describe("per-message bounds", () => {
       expect([label, r.answers()]).toEqual([label, [{ jsonrpc: "2.0", id, error: { code: -32600, message: MESSAGES[bound] } }]]);
       expect([label, r.delivered.map((m) => (m as { id: unknown }).id)]).toEqual([label, ["init", "after"]]);
     }
+  });
+
+  test("a request whose id and method precede the bound is answered before the rest of it arrives, once", async () => {
+    const r = await rig();
+    await r.feed(line(INIT));
+    const head = `{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{"name":"x","arguments":{"a":[${Array.from({ length: 20_000 }, () => "{}").join(",")}`;
+    await r.feed(head);
+    expect(r.answers()).toEqual([{ jsonrpc: "2.0", id: "early", error: { code: -32600, message: MESSAGES.values } }]);
+    // the rest, whatever it holds (a second id included), is only read up to its newline
+    await r.feed(`${",{}".repeat(50_000)}]},"id":"other"}}\n${line({ jsonrpc: "2.0", id: "next", method: "ping" })}`);
+    expect(r.answers()).toHaveLength(1);
+    expect(r.refused).toHaveLength(1);
+    expect(r.delivered.map((m) => (m as { id: unknown }).id)).toEqual(["init", "next"]);
   });
 
   test("a notification over a bound is dropped and reported, and the connection carries on", async () => {
