@@ -169,6 +169,18 @@ describe("malformed notifications, stray responses and batches", () => {
   });
 });
 
+describe("the era is final", () => {
+  test("on this 2025 connection, server/discover and any request with the 2026 envelope are refused; 2025 requests carry on", async () => {
+    const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    for (const method of ["server/discover", "tools/list"]) {
+      const r = await s.request({ method, params: { _meta: META } });
+      expectCoded(r, -32022, "Unsupported protocol version: this connection speaks the 2025 era, fixed by its first message; a 2026-07-28 request needs a new connection");
+      expect(r.error?.data).toMatchObject({ requested: "2026-07-28" });
+    }
+    expect(((await s.request({ method: "tools/list", params: {} })).result?.tools as unknown[]).length).toBeGreaterThan(0);
+  });
+});
+
 describe("logs", () => {
   test("one tool_call audit line per refused tools/call; no caller input on stderr", async () => {
     stderr = await s.close();
