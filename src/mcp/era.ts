@@ -66,6 +66,8 @@ function reply(id: string | number, code: number, message: string, data?: Record
 
 export class EraLock {
   private fixed: Era | undefined;
+  /** A 2025 `initialize` was handed on: the protocol version is negotiated once per connection. */
+  private initialized = false;
 
   /** The connection's era, once its first message was accepted. */
   get era(): Era | undefined {
@@ -78,7 +80,14 @@ export class EraLock {
     const era = eraOf(message);
     if (this.fixed === undefined) {
       if (era === "2025" || opensModern(message)) this.fixed = era;
+      if (era === "2025" && message.method === "initialize") this.initialized = true;
       return { kind: "pass" };
+    }
+    if (era === this.fixed && era === "2025" && message.method === "initialize" && "id" in message) {
+      if (this.initialized) {
+        return reply(message.id as string | number, ProtocolErrorCode.InvalidRequest, "Invalid request: this connection is already initialized; initialize opens a 2025 connection once");
+      }
+      this.initialized = true;
     }
     if (era === this.fixed) return { kind: "pass" };
     if (!("id" in message)) return { kind: "drop", reason: "wrong_era" };

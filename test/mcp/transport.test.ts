@@ -169,12 +169,16 @@ describe("the era lock", () => {
     expect(r.refused.at(-1)).toEqual({ kind: "drop", reason: "wrong_era" });
   });
 
-  test("a 2025 connection refuses 2026 requests, server/discover first", async () => {
+  test("a 2025 connection refuses 2026 requests, server/discover first, and a second initialize", async () => {
     const r = await rig();
-    await r.feed(line(INIT) + line(discover(2)) + line({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: META } }) + line({ jsonrpc: "2.0", id: 4, method: "tools/list" }));
+    await r.feed(line(INIT) + line(discover(2)) + line({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: META } }) + line({ jsonrpc: "2.0", id: 4, method: "tools/list" }) + line({ ...INIT, id: 5, params: { ...INIT.params, protocolVersion: "2024-11-05" } }));
     expect(r.delivered.map((m) => (m as { id?: unknown }).id)).toEqual(["init", 4]);
     const answers = r.answers();
-    expect(answers.map((a) => [a.id, a.error?.code, a.error?.message])).toEqual([2, 3].map((id) => [id, -32022, "Unsupported protocol version: this connection speaks the 2025 era, fixed by its first message; a 2026-07-28 request needs a new connection"]));
+    expect(answers.map((a) => [a.id, a.error?.code, a.error?.message])).toEqual([
+      ...[2, 3].map((id) => [id, -32022, "Unsupported protocol version: this connection speaks the 2025 era, fixed by its first message; a 2026-07-28 request needs a new connection"]),
+      // nor can the version be negotiated again
+      [5, -32600, "Invalid request: this connection is already initialized; initialize opens a 2025 connection once"],
+    ]);
     expect(answers[0]!.error!.data).toMatchObject({ requested: "2026-07-28" });
     expect((answers[0]!.error!.data as { supported: string[] }).supported).toContain("2025-06-18");
   });
