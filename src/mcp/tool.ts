@@ -289,11 +289,18 @@ function pickAuditFields(structured: Record<string, unknown>): AuditFields {
   return picked;
 }
 
-/** A coded INVALID_ARGUMENT message naming the parameter and the rule, never the value given. */
+/** Longest piece of one issue (its path or zod's message) in an INVALID_ARGUMENT message. */
+const MAX_ISSUE_CHARS = 200;
+
+/**
+ * A coded INVALID_ARGUMENT message naming the parameter and the rule, never the value given. The
+ * names in it are the caller's (an unknown key is echoed): cut, and unable to draw.
+ */
 function describeIssues(error: z.ZodError): string {
+  const cut = (s: string) => escapeControls(s.length > MAX_ISSUE_CHARS ? `${s.slice(0, MAX_ISSUE_CHARS)}…` : s);
   const parts = error.issues.slice(0, 3).map((issue) => {
-    const where = issue.path.length > 0 ? `'${issue.path.join(".")}'` : "arguments";
-    return `${where}: ${issue.message}`;
+    const where = issue.path.length > 0 ? `'${cut(issue.path.join("."))}'` : "arguments";
+    return `${where}: ${cut(issue.message)}`;
   });
   const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
   return `invalid arguments: ${parts.join("; ")}${more}`;

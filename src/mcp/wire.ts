@@ -14,6 +14,7 @@ import {
 } from "@modelcontextprotocol/core";
 import { type JSONRPCMessage, ProtocolErrorCode as ErrorCode } from "@modelcontextprotocol/server";
 import type { z } from "zod";
+import { escapeControls } from "../common/escape.ts";
 import { FRAME_BOUNDS, type FrameBound, type FrameShape } from "./frame-scan.ts";
 
 /** An error answer; `id` is null when the frame had none that could be read (JSON-RPC's rule). */
@@ -164,7 +165,7 @@ export function describeIssue(error: z.ZodError, input: unknown): string {
   // Schemas are of the whole request; the caller thinks in terms of params.
   const path = issue.path[0] === "params" ? issue.path.slice(1) : issue.path;
   const where = path.length === 0 ? "params" : path.map(String).join(".");
-  const shown = `'${where.slice(0, 80)}'`;
+  const shown = `'${escapeControls(where.slice(0, 80))}'`;
   switch (issue.code) {
     case "invalid_type":
       if (valueAt(input, issue.path) === undefined) return `${shown} is required`;

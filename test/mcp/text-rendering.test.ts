@@ -123,3 +123,26 @@ describe("the approval form", () => {
     );
   });
 });
+
+describe.skipIf(!posix)("caller keys echoed in refusals", () => {
+  let base: string;
+  let h: Harness;
+  beforeAll(async () => {
+    base = tempDir();
+    fs.mkdirSync(path.join(base, "docs"));
+    h = await connect(makeRegistry([{ alias: "docs", path: path.join(base, "docs") }]));
+  });
+  afterAll(async () => {
+    await h.close();
+    removeDir(base);
+  });
+
+  test("an unknown argument key is cut and cannot draw in INVALID_ARGUMENT", async () => {
+    const key = `evil\n  id_rsa\u202e${"k".repeat(100_000)}`;
+    const r = await h.call("list_directory", { workdir: "docs", [key]: 1 });
+    const text = (r.content[0] as { text: string }).text;
+    expect(text.startsWith("INVALID_ARGUMENT: invalid arguments: arguments: Unrecognized key: \"evil\\x0a  id_rsa\\u{202e}kkk")).toBe(true);
+    expect(text).not.toMatch(RAW_DRAWING);
+    expect(text.length).toBeLessThan(400);
+  });
+});
