@@ -26,8 +26,8 @@ export const MAX_MEMBER_BYTES = 4096;
 export interface FrameShape {
   /** The first bound the frame went over; undefined when it is within all of them. */
   over?: FrameBound;
-  /** What the top-level value is, by its first byte. */
-  top: "object" | "array" | "other";
+  /** What the top-level value is, by its first byte; "none" for a line of nothing but whitespace. */
+  top: "object" | "array" | "other" | "none";
   /** The top-level object has an `id` member / a `method` member (the last one counts, as in JSON.parse). */
   hasId: boolean;
   hasMethod: boolean;
@@ -196,6 +196,7 @@ export class FrameScanner {
       const c = b[i] as number;
       const kind = CLASS[c] as number;
       if (kind === SCALAR) {
+        this.topKind ??= "other";
         if (!this.inScalar) this.startScalar();
         if (this.capture === CAPTURE_VALUE) this.keep(b, i, i + 1);
         i++;
@@ -244,7 +245,7 @@ export class FrameScanner {
 
   /** The shape of what was fed so far. */
   shape(): FrameShape {
-    const shape: FrameShape = { top: this.topKind ?? "other", hasId: this.hasId, hasMethod: this.hasMethod };
+    const shape: FrameShape = { top: this.topKind ?? "none", hasId: this.hasId, hasMethod: this.hasMethod };
     if (this.overBound !== undefined) shape.over = this.overBound;
     if (this.hasId && this.idText !== undefined) shape.idText = this.idText;
     if (this.hasMethod && this.methodText !== undefined) shape.methodText = this.methodText;

@@ -130,6 +130,8 @@ export class GatedStdioTransport implements Transport {
   }
 
   private deliver(shape: FrameShape, frame: Buffer | undefined): void {
+    // A blank line between messages is no message: nothing to answer or log.
+    if (shape.top === "none") return;
     let end = frame?.length ?? 0;
     if (frame !== undefined && end > 0 && frame[end - 1] === 13) end -= 1;
     const verdict = checkFrame(shape, frame, end, this.options.requests);

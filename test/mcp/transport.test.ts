@@ -141,7 +141,8 @@ describe("per-message bounds", () => {
 describe("frames JSON-RPC answers with id null", () => {
   test("a batch, a line that is not JSON and a value that is not an object each get one answer", async () => {
     const r = await rig();
-    await r.feed(`${line(INIT)}[${JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" })}]\n[]\n{not json\n5\n"x"\nnull\n${line({ jsonrpc: "2.0", id: 10, method: "ping" })}`);
+    // (blank lines between messages are no messages: they get nothing)
+    await r.feed(`${line(INIT)}\n \r\n[${JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" })}]\n[]\n{not json\n5\n"x"\nnull\n${line({ jsonrpc: "2.0", id: 10, method: "ping" })}`);
     const batch = { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: batches (JSON arrays) are not supported; send one message per line" } };
     const notObject = { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: a message must be a JSON object" } };
     expect(r.answers()).toEqual([batch, batch, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not valid JSON" } }, notObject, notObject, notObject]);
