@@ -1,13 +1,14 @@
 // serve's stdio transport: newline-delimited JSON-RPC, like the SDK's StdioServerTransport, with
-// differences that need the raw frame: every frame goes through the wire gate first (`checkFrame`:
-// its parse cost is bounded from its bytes, then its shape is checked) and then through the
-// connection's era lock, so a request the SDK would silently drop (and leave its client waiting),
-// answer with -32603, or use to switch the connection's era gets a one-line coded error instead;
-// and it knows which delivered requests are still unanswered, so shutdown can answer every one. The SDK's transport parses and validates inside a private
-// buffer, so it cannot be hooked; this one keeps its observable contract (frame cap closes the
-// transport, `send` resolves once written or drained). Memory: a frame's chunks are kept as a list
-// and joined once (the SDK re-joined the whole buffer on every chunk, so an 11 MB upload copied
-// about 1 GB), and answers are written in pieces (stdio-buffers.ts).
+// differences that need the raw frame. Every frame goes through the wire gate first (`checkFrame`:
+// its parse cost is bounded from its bytes as they arrive, then its shape is checked) and then
+// through the connection's era lock, so a request the SDK would silently drop (and leave its
+// client waiting), answer with -32603, or take as a switch of the connection's era gets a one-line
+// coded error instead. And it knows which delivered requests are still unanswered, so shutdown can
+// answer every one. The SDK's transport parses and validates inside a private buffer, so it cannot
+// be hooked; this one keeps its observable contract (frame cap closes the transport, `send`
+// resolves once written or drained). Memory: a frame's chunks are kept as a list and joined once
+// (the SDK re-joined the whole buffer on every chunk, so an 11 MB upload copied about 1 GB), a
+// frame over a bound is not kept at all, and answers are written in pieces (stdio-buffers.ts).
 import { once } from "node:events";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { EraLock } from "./era.ts";

@@ -1,10 +1,11 @@
 // The one gate every inbound frame passes before the SDK sees it. First its cost: a frame over the
 // per-message bounds (frame-scan.ts) is answered or dropped from its bytes alone, and a batch is
-// refused, before anything is parsed. Then its shape: the SDK's stdio transport drops a frame that fails its envelope schema (params that is an array, `_meta` that is
-// a string, a progressToken of the wrong type) without answering, so the client waits forever; and
-// a frame that passes the envelope but not the method's schema reaches the SDK's handler wrapper,
-// whose ZodError becomes -32603 carrying the whole schema dump. Here each request is checked once,
-// against the same SDK schema its handler parses with, and refused with one short, coded line.
+// refused, before anything is parsed. Then its shape: the SDK's stdio transport drops a frame that
+// fails its envelope schema (params that is an array, `_meta` that is a string, a progressToken of
+// the wrong type) without answering, so the client waits forever; and a frame that passes the
+// envelope but not the method's schema reaches the SDK's handler wrapper, whose ZodError becomes
+// -32603 carrying the whole schema dump. Here each request is checked once, against the same SDK
+// schema its handler parses with, and refused with one short, coded line.
 import {
   ClientNotificationSchema,
   JSONRPCNotificationSchema,
