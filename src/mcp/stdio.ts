@@ -117,10 +117,12 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
       // Closing an already-closed transport is not an error worth reporting.
     }
     // Closing the SDK's server aborts what is left, and an aborted request is never answered by it.
+    const left = transport.pendingRequests;
     if (!stdoutGone) transport.answerUnanswered(SHUTDOWN_ERROR);
     logger.info("shutdown", {
       reason,
       pending_requests: pending,
+      ...(left > 0 ? { answered_by_shutdown: left } : {}),
       duration_ms: Math.round(performance.now() - started),
     });
     if (stdoutGone) process.exit(0);
