@@ -7,7 +7,7 @@
 // usage: bun build/compile.ts linux-x64 && bun bench/fs/peak-rss.ts [path-to-binary]
 //        PEAK_RSS_ONLY=<substring> runs only the scenarios whose name contains it.
 
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +19,21 @@ const MiB = 1024 * 1024;
 const ROOT = path.resolve(import.meta.dir, "../..");
 const BIN = path.resolve(process.argv[2] ?? path.join(ROOT, "dist/serverfs-linux-x64"));
 const QUERY = "needle";
+
+/** A refusal at the JSON-RPC level (an SDK McpError) as its code, e.g. `rpc -32600`. */
+async function rpcOutcome(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return "answered";
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "number") return `rpc ${code}`;
+    throw err;
+  }
+}
+
+/** The largest frame this configuration accepts (binary transfer on, 8 MiB): base64 doubled plus 1 MiB. */
+const FRAME_CAP = 2 * 4 * Math.ceil((8 * MiB) / 3) + MiB;
 
 function outcome(r: CallToolResult): string {
   if (r.isError) return (r.structuredContent as { code: string }).code;
@@ -164,6 +179,16 @@ const SCENARIOS: Scenario[] = [
   {
     name: "download: 8 MiB binary",
     run: async (s) => outcome(await s.call("download_binary_file", { workdir: "w", path: "max.bin" })),
+  },
+  {
+    // One frame just under the cap made of tiny values: JSON.parse of it once built millions of
+    // objects (370-760 MB). serve refuses it from its bytes, before anything is parsed.
+    name: "frame: 23 MB of {} in tool arguments (refused)",
+    run: (s) => rpcOutcome(s.client.callTool({ name: "list_workdirs", arguments: { x: new Array(Math.floor((FRAME_CAP - 4096) / 3)).fill({}) } }, undefined, { timeout: 300_000 })),
+  },
+  {
+    name: "frame: 23 MB of \"\" in _meta (refused)",
+    run: (s) => rpcOutcome(s.client.request({ method: "tools/list", params: { _meta: { x: new Array(Math.floor((FRAME_CAP - 4096) / 3)).fill("") } } } as never, ListToolsResultSchema, { timeout: 300_000 })),
   },
   {
     name: "upload: 8 MiB overwrite",

@@ -1,12 +1,12 @@
 // The two renderings of one report. Text: one `label: STATUS -- detail` line per check (a FAIL
 // adds `; fix: <what to do>` on the same line, so `grep FAIL` shows the remedy too), then
 // `summary: N FAIL, M WARN`. JSON: the same content as one stable document.
+import { escapeControls } from "../common/escape.ts";
 import type { CheckResult, DoctorReport } from "./types.ts";
 
-/** One line stays one line: control characters (a newline in a configured path) are escaped. */
+/** One line stays one line: what can draw (a newline in a configured path) is escaped. */
 function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return escapeControls(text);
 }
 
 export function formatLine(c: CheckResult): string {

@@ -4,6 +4,7 @@
 
 import { MountCrossingError } from "../../platform/fs/sys-error.ts";
 import { ReparsePointError, ShortNameError } from "../../platform/fs/windows.ts";
+import { escapeControls } from "../common/escape.ts";
 import { errnoCode, ServerfsError, type ErrorCode } from "../errors.ts";
 
 const PHRASES: Partial<Record<ErrorCode, string>> = {
@@ -65,14 +66,13 @@ const PHRASES: Partial<Record<ErrorCode, string>> = {
 const SHOWN_CHARS = 512;
 
 /**
- * Render a caller-supplied path for a message: control characters escaped, and cut after
+ * Render a caller-supplied path for a message: what can draw escaped (escapeControls), and cut after
  * SHOWN_CHARS characters so a multi-megabyte path cannot make an error answer several times
  * larger than the request (each escaped control character is 4 characters, then JSON-escaped).
  */
 export function showPath(path: string): string {
   const head = path.length > SHOWN_CHARS ? path.slice(0, SHOWN_CHARS) : path;
-  // eslint-disable-next-line no-control-regex
-  const shown = head.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  const shown = escapeControls(head);
   return path.length > SHOWN_CHARS ? `${shown}… (${path.length - SHOWN_CHARS} more characters)` : shown;
 }
 

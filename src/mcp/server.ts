@@ -26,6 +26,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
+import { escapeControls } from "../common/escape.ts";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
@@ -50,7 +51,7 @@ export interface McpServerOptions {
 }
 
 export interface ServerfsMcp {
-  /** A fresh protocol Server with every handler registered; all share the tools and in-flight set below. */
+  /** A fresh protocol Server with every handler registered; all share the tools and the shutdown cancel below. */
   build: () => Server;
   registry: Registry;
   tools: readonly McpTool[];
@@ -131,11 +132,11 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown tool");
       }
       const signal = AbortSignal.any([ctx.mcpReq.signal, inflight.shutdownSignal]);
-      return inflight.track(tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime));
+      return tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime);
     });
     server.setRequestHandler("resources/list", () => ({ resources: [] }));
     server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [RESOURCE_TEMPLATE] }));
-    server.setRequestHandler("resources/read", (request) => inflight.track(readResource(request.params.uri, files, runtime)));
+    server.setRequestHandler("resources/read", (request) => readResource(request.params.uri, files, runtime));
     return server;
   };
 
@@ -178,7 +179,7 @@ async function readResource(
     audit.success = false;
     if (err instanceof ServerfsError) {
       audit.error_code = err.code;
-      throw resourceReadError(ProtocolErrorCode.InvalidParams, err.code, err.toText());
+      throw resourceReadError(ProtocolErrorCode.InvalidParams, err.code, escapeControls(err.toText()));
     }
     // Unexpected failures never forward their message (it may hold a host path).
     audit.error_code = "READ_FAILED";

@@ -10,13 +10,25 @@ import type { ServerfsMcp } from "./server.ts";
 import { auditRefusedCall } from "./tool.ts";
 import { GatedStdioTransport } from "./transport.ts";
 
-/** Time requests still running at EOF get to answer before they are cancelled. */
-const DRAIN_GRACE_MS = 400;
-/** Time a cancelled request gets to return its error. */
-const DRAIN_ABORT_MS = 200;
 /**
- * Last resort when stdout cannot be flushed (the reader is gone or stuck): exit anyway so an
- * MCP host never has to kill us.
+ * Time requests still running at stdin EOF get to finish with their real answer before they are
+ * cancelled: each runs until its own deadline (search_timeout_seconds, the Bridge timeout), but
+ * for at most this long. EOF is how a host asks politely (MCP's stdio shutdown), so it gets the
+ * long grace.
+ */
+export const EOF_GRACE_MS = 5000;
+/** The same after a signal, the host's firmer request, or when the transport closed itself. */
+const SIGNAL_GRACE_MS = 400;
+/** Time a cancelled request gets to return its coded error (a search stops at its next check). */
+const DRAIN_ABORT_MS = 1000;
+/** What a request still unanswered after the grace and the cancel gets, so no client waits for ever. */
+export const SHUTDOWN_ERROR = {
+  code: -32000,
+  message: "Server shutting down: the request did not finish within the shutdown grace and was cancelled",
+} as const;
+/**
+ * Last resort when stdout cannot be flushed (the reader is gone or stuck): exit anyway, this long
+ * after the answers were due, so an MCP host never has to kill us.
  */
 const FORCED_EXIT_MS = 3000;
 
@@ -41,11 +53,13 @@ export function maxFrameBytes(registry: Registry): number {
  * is answered well within it, and an operator still sees the start-up warnings at once.
  */
 const DEFERRED_START_MS = 100;
+/** How long shutdown waits for the deferred start-up work (the root checks) to finish. */
+const DEFERRED_WAIT_MS = 200;
 
 export interface ServeOptions {
   /**
    * Start-up work no answer depends on (the workdir root checks). It runs once, DEFERRED_START_MS
-   * after start or when shutdown begins (which waits for it at most DRAIN_ABORT_MS), whichever
+   * after start or when shutdown begins (which waits for it at most DEFERRED_WAIT_MS), whichever
    * comes first, so a host's opening requests never wait on it.
    */
   deferred?: () => Promise<void>;
@@ -71,8 +85,9 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
     onRefused: (verdict) => {
       // Only a method the server handles is named (it is ours, not caller text); the frame is never logged.
       const method = verdict.kind === "refuse" ? verdict.method : undefined;
-      if (verdict.kind === "refuse") logger.warn("request_refused", { rpc_code: verdict.reply.error.code, ...(method ? { method } : {}) });
-      else logger.warn("frame_dropped", { reason: verdict.reason });
+      const bound = verdict.bound ? { bound: verdict.bound } : {};
+      if (verdict.kind === "refuse") logger.warn("request_refused", { rpc_code: verdict.reply.error.code, ...(method ? { method } : {}), ...bound });
+      else logger.warn("frame_dropped", { reason: verdict.reason, ...bound });
       if (method === "tools/call") auditRefusedCall(logger, "INVALID_PARAMS");
     },
   });
@@ -91,19 +106,29 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
     if (stopping) return;
     stopping = true;
     const started = performance.now();
-    setTimeout(() => process.exit(0), FORCED_EXIT_MS).unref();
+    const grace = reason === "stdin_eof" ? EOF_GRACE_MS : SIGNAL_GRACE_MS;
+    setTimeout(() => process.exit(0), DEFERRED_WAIT_MS + grace + DRAIN_ABORT_MS + FORCED_EXIT_MS).unref();
     // A client that closed before any answer still gets the start-up warnings, within a bound.
-    await Promise.race([runDeferred(), new Promise((resolve) => setTimeout(resolve, DRAIN_ABORT_MS))]);
-    const pending = mcp.inflight.size;
-    await mcp.inflight.drain(DRAIN_GRACE_MS, DRAIN_ABORT_MS);
+    await Promise.race([runDeferred(), new Promise((resolve) => setTimeout(resolve, DEFERRED_WAIT_MS))]);
+    // Every request the SDK was handed is waited for, not only the tool calls already running:
+    // one read in the same chunk as the EOF may not have reached its handler yet.
+    const pending = transport.pendingRequests;
+    if (!stdoutGone && !(await transport.answeredWithin(grace))) {
+      mcp.inflight.cancelAll();
+      await transport.answeredWithin(DRAIN_ABORT_MS);
+    }
     try {
       await entry.close();
     } catch {
       // Closing an already-closed transport is not an error worth reporting.
     }
+    // Closing the SDK's server aborts what is left, and an aborted request is never answered by it.
+    const left = transport.pendingRequests;
+    if (!stdoutGone) transport.answerUnanswered(SHUTDOWN_ERROR);
     logger.info("shutdown", {
       reason,
       pending_requests: pending,
+      ...(left > 0 ? { answered_by_shutdown: left } : {}),
       duration_ms: Math.round(performance.now() - started),
     });
     if (stdoutGone) process.exit(0);

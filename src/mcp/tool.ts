@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { escapeControls, escapeControlsInJson } from "../common/escape.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
 
@@ -215,7 +216,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       Object.assign(audit, pickAuditFields(structured));
       if (spec.auditResult) Object.assign(audit, spec.auditResult(checked.data));
       result = {
-        content: [...(reply.content ?? []), { type: "text", text: JSON.stringify(structured) }],
+        // The mirror parses to exactly structuredContent, with nothing in it that can draw.
+        content: [...(reply.content ?? []), { type: "text", text: escapeControlsInJson(JSON.stringify(structured)) }],
         structuredContent: structured,
       };
       audit.success = true;
@@ -252,7 +254,7 @@ function errorResult(err: unknown, tool: string, logger: Logger): CallToolResult
   if (err instanceof ServerfsError) {
     return {
       isError: true,
-      content: [{ type: "text", text: err.toText() }],
+      content: [{ type: "text", text: escapeControls(err.toText()) }],
       structuredContent: { code: err.code, message: err.message },
     };
   }
@@ -288,11 +290,18 @@ function pickAuditFields(structured: Record<string, unknown>): AuditFields {
   return picked;
 }
 
-/** A coded INVALID_ARGUMENT message naming the parameter and the rule, never the value given. */
+/** Longest piece of one issue (its path or zod's message) in an INVALID_ARGUMENT message. */
+const MAX_ISSUE_CHARS = 200;
+
+/**
+ * A coded INVALID_ARGUMENT message naming the parameter and the rule, never the value given. The
+ * names in it are the caller's (an unknown key is echoed): cut, and unable to draw.
+ */
 function describeIssues(error: z.ZodError): string {
+  const cut = (s: string) => escapeControls(s.length > MAX_ISSUE_CHARS ? `${s.slice(0, MAX_ISSUE_CHARS)}…` : s);
   const parts = error.issues.slice(0, 3).map((issue) => {
-    const where = issue.path.length > 0 ? `'${issue.path.join(".")}'` : "arguments";
-    return `${where}: ${issue.message}`;
+    const where = issue.path.length > 0 ? `'${cut(issue.path.join("."))}'` : "arguments";
+    return `${where}: ${cut(issue.message)}`;
   });
   const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
   return `invalid arguments: ${parts.join("; ")}${more}`;

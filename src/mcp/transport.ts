@@ -1,15 +1,20 @@
 // serve's stdio transport: newline-delimited JSON-RPC, like the SDK's StdioServerTransport, with
-// one difference that needs the raw frame: every parsed value goes through `checkInbound` first,
-// so a request the SDK would silently drop (and leave its client waiting) or answer with -32603
-// gets a one-line coded error instead. The SDK's transport parses and validates inside a private
-// buffer, so it cannot be hooked; this one keeps its observable contract (frame cap closes the
-// transport, `send` resolves once written or drained). Memory: a frame's chunks are kept as a list
-// and joined once (the SDK re-joined the whole buffer on every chunk, so an 11 MB upload copied
-// about 1 GB), and answers are written in pieces (stdio-buffers.ts).
+// differences that need the raw frame. Every frame goes through the wire gate first (`checkFrame`:
+// its parse cost is bounded from its bytes as they arrive, then its shape is checked) and then
+// through the connection's era lock, so a request the SDK would silently drop (and leave its
+// client waiting), answer with -32603, or take as a switch of the connection's era gets a one-line
+// coded error instead. And it knows which delivered requests are still unanswered, so shutdown can
+// answer every one. The SDK's transport parses and validates inside a private buffer, so it cannot
+// be hooked; this one keeps its observable contract (frame cap closes the transport, `send`
+// resolves once written or drained). Memory: a frame's chunks are kept as a list and joined once
+// (the SDK re-joined the whole buffer on every chunk, so an 11 MB upload copied about 1 GB), a
+// frame over a bound is not kept at all, and answers are written in pieces (stdio-buffers.ts).
 import { once } from "node:events";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { EraLock } from "./era.ts";
+import { type FrameShape, FrameScanner } from "./frame-scan.ts";
 import { framePieces } from "./stdio-buffers.ts";
-import { type Inbound, type RequestSchemas, checkInbound } from "./wire.ts";
+import { type Inbound, type RequestSchemas, type WireError, checkFrame } from "./wire.ts";
 
 /**
  * After a frame this large (an upload, a near-limit edit) is parsed, its bytes and text are dead:
@@ -38,11 +43,20 @@ export class GatedStdioTransport implements Transport {
   // Pieces of the frame in progress, joined once its newline arrives (no copy per chunk).
   private pieces: Buffer[] = [];
   private pending = 0;
+  /** Whether the frame in progress is still kept for parsing (not once it is over a bound). */
+  private keeping = true;
+  /** The frame in progress was already answered or dropped from its first bytes; the rest is skipped. */
+  private settled = false;
+  private readonly scanner = new FrameScanner();
   private started = false;
   private closed = false;
   private answered = false;
   /** The last answer's write: answers go out one at a time, so their pieces never interleave. */
   private tail: Promise<void> = Promise.resolve();
+  private readonly era = new EraLock();
+  /** Ids of requests handed to the SDK and not yet answered. */
+  private readonly unanswered = new Set<string | number>();
+  private answeredWaiters: Array<() => void> = [];
 
   constructor(
     private readonly stdin: NodeJS.ReadableStream,
@@ -70,17 +84,47 @@ export class GatedStdioTransport implements Transport {
       const piece = buf.subarray(start, nl);
       start = nl + 1;
       if (this.pending + piece.length > this.options.maxFrameBytes) return this.overflow();
-      const frame = this.pending === 0 ? piece : Buffer.concat([...this.pieces, piece]);
+      this.scan(piece);
+      const settled = this.settled;
+      const shape = this.scanner.finish();
+      const frame = !this.keeping ? undefined : this.pending === 0 ? piece : Buffer.concat([...this.pieces, piece]);
       this.pieces = [];
       this.pending = 0;
-      this.deliver(frame);
+      this.keeping = true;
+      this.settled = false;
+      this.scanner.reset();
+      if (!settled) this.deliver(shape, frame);
     }
     if (this.closed || start >= buf.length) return;
     const rest = buf.subarray(start);
     if (this.pending + rest.length > this.options.maxFrameBytes) return this.overflow();
-    this.pieces.push(rest);
+    this.scan(rest);
     this.pending += rest.length;
+    if (this.keeping) this.pieces.push(rest);
   };
+
+  /**
+   * Scan a piece of the frame in progress. Once the frame is over a bound (or is a batch) nothing
+   * of it will be parsed, so its bytes are let go at once: only the scan goes on, for its `id`.
+   */
+  private scan(piece: Buffer): void {
+    if (this.settled) {
+      // Only the newline that ends it matters now; its bytes still count against the cap.
+      return;
+    }
+    this.scanner.feed(piece, 0, piece.length);
+    if (this.keeping && (this.scanner.over !== undefined || this.scanner.top === "array")) {
+      this.keeping = false;
+      this.pieces = [];
+    }
+    // A batch, or a request over a bound whose id and method came before the bound was crossed,
+    // is answered now, while the rest of it may still be on its way: its answer never waits for
+    // megabytes that will not be read.
+    if (!this.keeping && (this.scanner.top === "array" || this.scanner.membersKnown)) {
+      this.settled = true;
+      this.settle(checkFrame(this.scanner.shape(), undefined, 0, this.options.requests));
+    }
+  }
 
   private overflow(): void {
     this.pieces = [];
@@ -89,25 +133,58 @@ export class GatedStdioTransport implements Transport {
     void this.close();
   }
 
-  private deliver(frame: Buffer): void {
-    let end = frame.length;
-    if (end > 0 && frame[end - 1] === 13) end -= 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(frame.toString("utf8", 0, end));
-    } catch {
-      this.onerror?.(new Error("frame is not JSON"));
-      return;
-    } finally {
-      if (frame.length >= BIG_FRAME_BYTES) Bun.gc(true);
-    }
-    const verdict = checkInbound(value, this.options.requests);
+  private deliver(shape: FrameShape, frame: Buffer | undefined): void {
+    // A blank line between messages is no message: nothing to answer or log.
+    if (shape.top === "none") return;
+    let end = frame?.length ?? 0;
+    if (frame !== undefined && end > 0 && frame[end - 1] === 13) end -= 1;
+    const verdict = checkFrame(shape, frame, end, this.options.requests);
+    if (frame !== undefined && frame.length >= BIG_FRAME_BYTES) Bun.gc(true);
+    this.settle(verdict.kind === "pass" ? this.admit(verdict.message) : verdict);
+  }
+
+  /** Hand a frame that passed to the SDK, or answer or drop it. */
+  private settle(verdict: Inbound): void {
     if (verdict.kind === "pass") {
-      this.onmessage?.(verdict.message);
+      const message = verdict.message;
+      if ("method" in message && "id" in message) this.unanswered.add(message.id);
+      this.onmessage?.(message);
       return;
     }
     this.options.onRefused?.(verdict);
-    if (verdict.kind === "refuse") void this.send(verdict.reply);
+    if (verdict.kind === "refuse") void this.sendError(verdict.reply);
+  }
+
+  private admit(message: JSONRPCMessage): Inbound {
+    const verdict = this.era.admit(message);
+    return verdict.kind === "pass" ? { kind: "pass", message } : verdict;
+  }
+
+  /** How many requests the SDK was handed and has not answered yet. */
+  get pendingRequests(): number {
+    return this.unanswered.size;
+  }
+
+  /** Resolves true once every delivered request is answered, or false after `ms`. */
+  async answeredWithin(ms: number): Promise<boolean> {
+    if (this.unanswered.size === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answered = await new Promise<boolean>((resolve) => {
+      this.answeredWaiters.push(() => resolve(true));
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    clearTimeout(timer);
+    return answered;
+  }
+
+  /** Answer every request still unanswered with `error` (the last step of shutdown: none is left waiting). */
+  answerUnanswered(error: { code: number; message: string }): void {
+    for (const id of [...this.unanswered]) void this.sendError({ jsonrpc: "2.0", id, error }).catch(() => {});
+  }
+
+  private sendError(reply: WireError): Promise<void> {
+    // A null id is JSON-RPC's answer to a frame whose id could not be read; the SDK's type has none.
+    return this.send(reply as JSONRPCMessage);
   }
 
   async close(): Promise<void> {
@@ -128,6 +205,7 @@ export class GatedStdioTransport implements Transport {
    * stdout. A failed write (EPIPE: the client is gone) rejects that answer; later ones still queue.
    */
   send(message: JSONRPCMessage): Promise<void> {
+    if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.markAnswered(message.id);
     const pieces = framePieces(message);
     const sent = this.tail.then(async () => {
       for (const piece of pieces) if (!this.stdout.write(piece)) await once(this.stdout, "drain");
@@ -139,6 +217,11 @@ export class GatedStdioTransport implements Transport {
       if (first !== undefined) void sent.then(first, first);
     }
     return sent;
+  }
+
+  private markAnswered(id: string | number): void {
+    if (!this.unanswered.delete(id) || this.unanswered.size > 0) return;
+    for (const wake of this.answeredWaiters.splice(0)) wake();
   }
 
   /** Resolves once every answer sent so far is written (shutdown waits for it before ending stdout). */

@@ -1,9 +1,11 @@
-// The one gate every inbound JSON-RPC value passes before the SDK sees it. The SDK's stdio
-// transport drops a frame that fails its envelope schema (params that is an array, `_meta` that is
-// a string, a progressToken of the wrong type) without answering, so the client waits forever; and
-// a frame that passes the envelope but not the method's schema reaches the SDK's handler wrapper,
-// whose ZodError becomes -32603 carrying the whole schema dump. Here each request is checked once,
-// against the same SDK schema its handler parses with, and refused with one short, coded line.
+// The one gate every inbound frame passes before the SDK sees it. First its cost: a frame over the
+// per-message bounds (frame-scan.ts) is answered or dropped from its bytes alone, and a batch is
+// refused, before anything is parsed. Then its shape: the SDK's stdio transport drops a frame that
+// fails its envelope schema (params that is an array, `_meta` that is a string, a progressToken of
+// the wrong type) without answering, so the client waits forever; and a frame that passes the
+// envelope but not the method's schema reaches the SDK's handler wrapper, whose ZodError becomes
+// -32603 carrying the whole schema dump. Here each request is checked once, against the same SDK
+// schema its handler parses with, and refused with one short, coded line.
 import {
   ClientNotificationSchema,
   JSONRPCNotificationSchema,
@@ -11,16 +13,27 @@ import {
   JSONRPCResponseSchema,
   RequestIdSchema,
 } from "@modelcontextprotocol/core";
-import { type JSONRPCErrorResponse, type JSONRPCMessage, ProtocolErrorCode as ErrorCode } from "@modelcontextprotocol/server";
+import { type JSONRPCMessage, ProtocolErrorCode as ErrorCode } from "@modelcontextprotocol/server";
 import type { z } from "zod";
+import { escapeControls } from "../common/escape.ts";
+import { FRAME_BOUNDS, type FrameBound, type FrameShape } from "./frame-scan.ts";
 
-/** What the transport does with one parsed frame. */
+/** An error answer; `id` is null when the frame had none that could be read (JSON-RPC's rule). */
+export interface WireError {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  error: { code: number; message: string; data?: unknown };
+}
+
+export type DropReason = "no_id" | "bad_notification" | "bad_response" | "over_bounds" | "wrong_era";
+
+/** What the transport does with one frame. */
 export type Inbound =
   | { kind: "pass"; message: JSONRPCMessage }
   /** Answer with `reply` and do not deliver; `method` is set only when it is one the server handles. */
-  | { kind: "refuse"; reply: JSONRPCErrorResponse; method?: string }
+  | { kind: "refuse"; reply: WireError; method?: string; bound?: FrameBound }
   /** Nothing can be answered (no usable id, or a notification): drop it. */
-  | { kind: "drop"; reason: "not_an_object" | "no_id" | "bad_notification" | "bad_response" };
+  | { kind: "drop"; reason: DropReason; bound?: FrameBound };
 
 /** Request schemas keyed by method: exactly the methods the server answers. */
 export type RequestSchemas = ReadonlyMap<string, z.ZodType>;
@@ -36,14 +49,58 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function refuse(id: string | number, code: number, message: string, method?: string): Inbound {
-  const reply: JSONRPCErrorResponse = { jsonrpc: "2.0", id, error: { code, message: message.slice(0, MAX_MESSAGE_CHARS) } };
+function refuse(id: string | number | null, code: number, message: string, method?: string): Inbound {
+  const reply: WireError = { jsonrpc: "2.0", id, error: { code, message: message.slice(0, MAX_MESSAGE_CHARS) } };
   return method === undefined ? { kind: "refuse", reply } : { kind: "refuse", reply, method };
+}
+
+const OVER: Record<FrameBound, string> = {
+  values: `holds more than ${FRAME_BOUNDS.values} JSON values`,
+  strings: `holds more than ${FRAME_BOUNDS.strings} strings`,
+  depth: `nests arrays and objects more than ${FRAME_BOUNDS.depth} levels deep`,
+};
+
+/**
+ * Classify one frame from its scan (`shape`) and, when it is within the bounds, its bytes
+ * frame[0, end). Never throws. A batch or a frame over a bound is answered from the scan alone
+ * (its bytes were not kept); everything else is parsed and goes through `checkInbound`.
+ */
+export function checkFrame(shape: FrameShape, frame: Buffer | undefined, end: number, requests: RequestSchemas): Inbound {
+  if (shape.top === "array") return refuse(null, ErrorCode.InvalidRequest, "Invalid request: batches (JSON arrays) are not supported; send one message per line");
+  if (shape.over !== undefined || frame === undefined) return overBound(shape, shape.over ?? "values", requests);
+  let value: unknown;
+  try {
+    value = JSON.parse(frame.toString("utf8", 0, end));
+  } catch {
+    return refuse(null, ErrorCode.ParseError, "Parse error: the line is not valid JSON");
+  }
+  return checkInbound(value, requests);
+}
+
+/** A frame over a bound: a request is refused under its own id, anything else is dropped. */
+function overBound(shape: FrameShape, bound: FrameBound, requests: RequestSchemas): Inbound {
+  if (!shape.hasMethod || !shape.hasId) return { kind: "drop", reason: "over_bounds", bound };
+  const id = RequestIdSchema.safeParse(parseText(shape.idText));
+  if (!id.success) return { kind: "drop", reason: "no_id", bound };
+  const named = parseText(shape.methodText);
+  const method = typeof named === "string" && requests.has(named) ? named : undefined;
+  const verdict = refuse(id.data, ErrorCode.InvalidRequest, `Invalid request: the message ${OVER[bound]} (serve's limit per message)`, method);
+  return { ...verdict, bound } as Inbound;
+}
+
+/** A member value's JSON text (at most MAX_MEMBER_BYTES, see frame-scan.ts) as a value. */
+function parseText(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Classify one parsed frame. Never throws. */
 export function checkInbound(value: unknown, requests: RequestSchemas): Inbound {
-  if (!isPlainObject(value)) return { kind: "drop", reason: "not_an_object" };
+  if (!isPlainObject(value)) return refuse(null, ErrorCode.InvalidRequest, "Invalid request: a message must be a JSON object");
   const hasMethod = Object.hasOwn(value, "method");
   const hasId = Object.hasOwn(value, "id");
 
@@ -109,7 +166,7 @@ export function describeIssue(error: z.ZodError, input: unknown): string {
   // Schemas are of the whole request; the caller thinks in terms of params.
   const path = issue.path[0] === "params" ? issue.path.slice(1) : issue.path;
   const where = path.length === 0 ? "params" : path.map(String).join(".");
-  const shown = `'${where.slice(0, 80)}'`;
+  const shown = `'${escapeControls(where.slice(0, 80))}'`;
   switch (issue.code) {
     case "invalid_type":
       if (valueAt(input, issue.path) === undefined) return `${shown} is required`;

@@ -1,5 +1,5 @@
 // serve's stdio framing: GatedStdioTransport reads exactly what the SDK's ReadBuffer reads (any
-// chunking, CRLF, multi-byte characters cut between chunks, a malformed frame reported once, the
+// chunking, CRLF, multi-byte characters cut between chunks, a malformed frame refused once, the
 // size cap closing the transport),
 // framePieces writes JSON that parses back to the same message without ever building it whole,
 // and through the real serve process large answers and requests arrive intact, never mixed with
@@ -25,8 +25,9 @@ async function drainGated(bytes: Buffer, cuts: number[], maxFrameBytes = 1 << 20
     ["ping", PingRequestSchema],
     ["tools/call", CallToolRequestSchema],
   ]);
-  const t = new GatedStdioTransport(stdin, new PassThrough(), { maxFrameBytes, requests });
   const out: unknown[] = [];
+  const onRefused = (v: { kind: string; reply?: { error: { code: number } } }) => out.push(v.reply?.error.code === -32700 ? "malformed" : v);
+  const t = new GatedStdioTransport(stdin, new PassThrough(), { maxFrameBytes, requests, onRefused });
   let closed = false;
   t.onmessage = (m) => out.push(m);
   t.onerror = (e) => out.push(e.message.includes("exceeds") ? "too-large" : "malformed");

@@ -1,5 +1,5 @@
-// The real `serverfs serve` process: SDK client over stdio, raw frames on a pipe, stdin EOF and
-// signal shutdown timing, stdout purity and stderr hygiene.
+// The real `serverfs serve` process: SDK client over stdio, raw frames on a pipe, stdin EOF (every
+// request read before it answered) and signal shutdown timing, stdout purity and stderr hygiene.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -153,6 +153,42 @@ describe("process lifecycle", () => {
     expect(big.result.structuredContent.content).toBe(`${"y".repeat(799)}\n`.repeat(500));
     const stderr = await new Response(proc.stderr).text();
     expect(stderr).toContain('"event":"shutdown"');
+    expect(stderr).toContain('"reason":"stdin_eof"');
+  });
+
+  test("stdin EOF with requests in flight: each request read before the EOF gets exactly one answer, a search its full result", async () => {
+    // A search with real work to do (long non-ASCII lines, folded case-insensitively), sent with
+    // other requests and the EOF in one write: none of them had reached its handler when the EOF
+    // was seen. Each finishes well within the 5 s grace, so each gets its own answer, not a cancel.
+    const dir = path.join(base, "eof-search");
+    fs.mkdirSync(dir, { recursive: true });
+    const unit = `${"ÄÖÜ".repeat(100)}${"x".repeat(700)}NEEDLE${"y".repeat(18)}`;
+    for (let i = 0; i < 2; i++) fs.writeFileSync(path.join(dir, `s${i}.txt`), `${unit.repeat(40)}\n`.repeat(25));
+    fs.writeFileSync(path.join(dir, "hit.txt"), "a needle here\n");
+    const proc = spawnServe(["--workdir", `s=${dir}`]);
+    const search = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_text", arguments: { workdir: "s", query, case_sensitive: false } } });
+    proc.stdin.write(
+      frames(
+        INIT,
+        INITIALIZED,
+        search(2, "no such text"),
+        { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} },
+        search(4, "a NEEDLE here"),
+        { jsonrpc: "2.0", id: 5, method: "ping" },
+        { jsonrpc: "2.0", id: 6, method: "resources/read", params: { uri: "serverfs://s/hit.txt" } },
+      ),
+    );
+    proc.stdin.end();
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    const answers = out.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { id: number; result?: Record<string, unknown>; error?: unknown });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const a of answers) expect(a.error).toBeUndefined();
+    const byId = new Map(answers.map((a) => [a.id, a.result]));
+    expect(byId.get(2)?.structuredContent).toEqual({ matches: [], returned: 0, truncated: false, unreadable: 0, ignored: 0 });
+    expect(byId.get(4)?.structuredContent).toEqual({ matches: [{ path: "hit.txt", line: 1, text: "a needle here" }], returned: 1, truncated: false, unreadable: 0, ignored: 0 });
+    expect((byId.get(6)?.contents as Array<{ text: string }>)[0]!.text).toBe("a needle here\n");
+    const stderr = await new Response(proc.stderr).text();
     expect(stderr).toContain('"reason":"stdin_eof"');
   });
 
@@ -338,7 +374,7 @@ describe("frames at the edges", () => {
     }
   });
 
-  test("a line that is not JSON is logged without its bytes, and the session carries on", async () => {
+  test("a line that is not JSON gets one -32700 answer (id null), is logged without its bytes, and the session carries on", async () => {
     const proc = spawnServe(["--workdir", `ro=${path.join(base, "ro")}`]);
     const reader = proc.stdout.getReader();
     const seen: string[] = [];
@@ -349,8 +385,11 @@ describe("frames at the edges", () => {
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
     for (const line of seen) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+    expect(seen.map((l) => JSON.parse(l) as { id: unknown; error?: unknown }).filter((r) => r.id === null)).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not valid JSON" } } as never,
+    ]);
     const stderr = await new Response(proc.stderr).text();
-    expect(stderr).toContain('"event":"transport_error"');
+    expect(stderr).toContain('"event":"request_refused","rpc_code":-32700');
     expect(stderr).not.toContain(MARK);
   });
 

@@ -1,7 +1,8 @@
 // The 2026-07-28 era on the wire, in raw frames through the real `serverfs serve`: the
 // server/discover opening, the per-request envelope, `resultType`, the cache hints on lists, a
-// deterministic tools/list, and the same one-line coded refusals as the 2025 era. A 2025-era
-// `initialize` on a pinned 2026 connection is refused; a forged elicitation state is refused
+// deterministic tools/list, and the same one-line coded refusals as the 2025 era. The era is final:
+// a 2025-era `initialize` or a request without the envelope is refused, even right after the
+// opening `server/discover`, and the connection stays 2026; a forged elicitation state is refused
 // before any tool runs.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -88,4 +89,28 @@ test("a 2025 initialize on the pinned 2026 connection is refused; the connection
   expect(r.result).toBeUndefined();
   expect(typeof r.error?.code).toBe("number");
   expect((await s.request(req("tools/list"))).result?.resultType).toBe("complete");
+});
+
+test("right after server/discover, a request without the envelope cannot turn the connection into a 2025 one", async () => {
+  const fresh = new RawSession(path.join(base, "wd"), base);
+  try {
+    expect((await fresh.request(req("server/discover"))).result?.supportedVersions).toContain("2026-07-28");
+    coded(
+      await fresh.request({ method: "tools/list" }),
+      -32602,
+      "Invalid params: this connection speaks 2026-07-28, fixed by its first message; every request needs the _meta envelope (io.modelcontextprotocol/protocolVersion)",
+    );
+    fresh.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const init = await fresh.request({ method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    expect([init.error?.code, init.error?.message, init.error?.data]).toEqual([
+      -32022,
+      "Unsupported protocol version: this connection speaks 2026-07-28, fixed by its first message; a 2025 initialize needs a new connection",
+      { supported: ["2026-07-28"], requested: "2025-06-18" },
+    ]);
+    // still 2026: discover answers, and results carry the 2026 members
+    expect((await fresh.request(req("server/discover"))).result?.resultType).toBe("complete");
+    expect((await fresh.request(req("tools/list"))).result?.resultType).toBe("complete");
+  } finally {
+    await fresh.close();
+  }
 });

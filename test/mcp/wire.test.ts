@@ -2,7 +2,8 @@
 // request gets exactly one coded JSON-RPC error (-32602 for params, -32600 for the envelope,
 // -32601 for an unknown method) whose message is one short line without a schema dump, and the
 // same connection answers a ping right after. Malformed notifications get no answer and break
-// nothing. A refused tools/call still writes its one audit line, without the caller's input.
+// nothing; a batch gets one -32600 answer with id null. A refused tools/call still writes its one
+// audit line, without the caller's input.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -143,7 +144,7 @@ describe("malformed requests get one coded line, and the connection carries on",
 });
 
 describe("malformed notifications, stray responses and batches", () => {
-  test("get no reply, crash nothing, and the next request is answered", async () => {
+  test("notifications and responses get no reply, a batch gets one, and the next request is answered", async () => {
     const before = s.all().length;
     const bad: Frame[] = [
       { method: "notifications/cancelled", params: { requestId: { MARK } } },
@@ -161,8 +162,22 @@ describe("malformed notifications, stray responses and batches", () => {
     for (const n of bad) s.send({ jsonrpc: "2.0", ...n });
     s.write(`[${JSON.stringify({ jsonrpc: "2.0", id: 424245, method: "ping" })}]\n`);
     await s.ping();
-    expect(s.all().length).toBe(before + 1);
+    const added = s.all().slice(before);
+    expect(added.length).toBe(2);
+    expect(added[0]).toEqual({ jsonrpc: "2.0", id: null as never, error: { code: -32600, message: "Invalid request: batches (JSON arrays) are not supported; send one message per line" } });
     expect(s.proc.exitCode).toBeNull();
+  });
+});
+
+describe("the era is final", () => {
+  test("on this 2025 connection, server/discover and any request with the 2026 envelope are refused; 2025 requests carry on", async () => {
+    const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    for (const method of ["server/discover", "tools/list"]) {
+      const r = await s.request({ method, params: { _meta: META } });
+      expectCoded(r, -32022, "Unsupported protocol version: this connection speaks the 2025 era, fixed by its first message; a 2026-07-28 request needs a new connection");
+      expect(r.error?.data).toMatchObject({ requested: "2026-07-28" });
+    }
+    expect(((await s.request({ method: "tools/list", params: {} })).result?.tools as unknown[]).length).toBeGreaterThan(0);
   });
 });
 

@@ -29,6 +29,7 @@
 
 import { isAscii, isUtf8 } from "node:buffer";
 import { RE2JS } from "re2js";
+import { escapeControls } from "../../common/escape.ts";
 import { asciiLower } from "./scan.ts";
 import { countNewlines, matchText, type LineHit } from "./scan-text.ts";
 
@@ -50,8 +51,7 @@ interface Pace {
 }
 
 function clip(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  const shown = s.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  const shown = escapeControls(s);
   return shown.length > SHOWN_DETAIL ? `${shown.slice(0, SHOWN_DETAIL)}…` : shown;
 }
 

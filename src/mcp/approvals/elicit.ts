@@ -6,6 +6,7 @@
 // there (INVALID_APPROVAL_DECISION / INVALID_QUESTION_ANSWER) and the request stays pending.
 import { type InputRequiredResult, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import type { QuestionRequest } from "../../runtimes/types.ts";
+import { escapeControls } from "../../common/escape.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { ToolContext } from "../tool.ts";
 import { type ElicitationState, elicitationStateCodec } from "./state.ts";
@@ -40,9 +41,10 @@ export function pendingOf(view: Record<string, unknown>): PendingRequest | null 
   return p;
 }
 
+/** Agent text for the form, cut, and unable to draw: a newline in a command cannot fake a line of the form. */
 function clip(text: unknown): string {
   const s = typeof text === "string" ? text : "";
-  return s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s;
+  return escapeControls(s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s);
 }
 
 /** Exactly the options the request offers: its provider options when it has them, else its decisions. */

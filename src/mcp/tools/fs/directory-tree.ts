@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_TREE_DEPTH, MAX_EXCLUDE_GLOBS, MAX_GLOB_CHARS, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "../../../fs/index.ts";
+import { escapeControls } from "../../../common/escape.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { boundedCount, entryType, excludeArg, ignoredCount, ignoreWarnings, includeIgnoredArg, rootPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -41,19 +42,23 @@ export const directoryTreeOutput = z.object({
 /** Longest text rendering: beyond it the text says so and the JSON mirror still holds every node. */
 const RENDER_MAX_CHARS = 64 * 1024;
 
-/** One line per node, indented two spaces per level: `dir/`, `file  123 B`, `link@ (symlink)`. */
+/**
+ * One line per node, indented two spaces per level: `dir/`, `file  123 B`, `link@ (symlink)`. Names
+ * are shown with escapeControls: a name holding a newline cannot draw a line of its own.
+ */
 export function renderTree(out: DirectoryTreeOutput): string {
-  const lines: string[] = [`${out.path === "" ? "." : out.path}/${out.tree.truncated ? "  [truncated]" : ""}`];
+  const lines: string[] = [`${out.path === "" ? "." : escapeControls(out.path)}/${out.tree.truncated ? "  [truncated]" : ""}`];
   let chars = lines[0]!.length;
   let cut = false;
   const walk = (nodes: readonly TreeNode[], indent: string): void => {
     for (const n of nodes) {
       if (cut) return;
+      const name = escapeControls(n.name);
       let line: string;
-      if (n.type === "directory") line = `${indent}${n.name}/${n.children === undefined && !n.truncated ? "  …" : ""}${n.truncated ? "  [truncated]" : ""}`;
-      else if (n.type === "file") line = `${indent}${n.name}  ${n.size} B`;
-      else if (n.type === "symlink") line = `${indent}${n.name}@  (symlink, not followed)`;
-      else line = `${indent}${n.name}  (${n.type})`;
+      if (n.type === "directory") line = `${indent}${name}/${n.children === undefined && !n.truncated ? "  …" : ""}${n.truncated ? "  [truncated]" : ""}`;
+      else if (n.type === "file") line = `${indent}${name}  ${n.size} B`;
+      else if (n.type === "symlink") line = `${indent}${name}@  (symlink, not followed)`;
+      else line = `${indent}${name}  (${n.type})`;
       chars += line.length + 1;
       if (chars > RENDER_MAX_CHARS) {
         cut = true;

@@ -1,0 +1,225 @@
+// One valid JSON-RPC frame under the byte cap, made of millions of tiny JSON values, through a real
+// `serverfs serve` (from source, or the executable SERVERFS_TEST_SERVE_BIN names: .ci/run's
+// compiled-binary lane). Once, such a frame took serve from ~55 MB to 370 MB (760 MB where binary
+// transfer raises the cap), held the memory afterwards and kept the next request waiting for
+// seconds. Now it is refused from its bytes with the exact -32600 line under its own id, a
+// notification of the kind is dropped, and other requests are answered meanwhile. The order is
+// shown by construction: a search is sent first, over megabytes of long non-ASCII lines that it
+// folds case-insensitively; then only the first MiB of the frame is written, and its refusal must
+// arrive while the search is still running (serve answers once the bound is crossed, from the
+// frame's first 30 KB, and the search has many times as much to read); only then is the rest of
+// the frame written, and the search still answers with its full result.
+// Nothing on disk changes. In the compiled lane (the 120 MB promise is the executable's, not
+// `bun src/cli.ts`'s) peak RSS stays at or below 120 MB and RSS is back within 20 MB of idle 2 s
+// after the last answer; the default suite asserts no memory figures.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { BUN, CLI, isLinux } from "../support/proc.ts";
+import { removeDir, tempDir } from "../support/temp.ts";
+import { treeSnapshot } from "../support/tree.ts";
+
+const BIN = process.env.SERVERFS_TEST_SERVE_BIN;
+const MB = 1024 * 1024;
+const LIMIT_MB = 120;
+const SETTLED_MB = 20;
+// a ceiling for a loaded 2-core machine, not a timing assertion
+setDefaultTimeout(240_000);
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "bounds", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+const VALUES = "Invalid request: the message holds more than 10000 JSON values (serve's limit per message)";
+const STRINGS = "Invalid request: the message holds more than 10000 strings (serve's limit per message)";
+const DEPTH = "Invalid request: the message nests arrays and objects more than 64 levels deep (serve's limit per message)";
+
+interface Reply {
+  id?: unknown;
+  result?: { structuredContent?: { matches: unknown[]; returned: number; truncated: boolean }; isError?: boolean };
+  error?: { code: number; message: string };
+}
+
+/** A serve process spoken to in raw frames; replies are kept in arrival order. */
+class Serve {
+  readonly proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+  readonly replies: Reply[] = [];
+  private wake: Array<() => void> = [];
+
+  constructor(config: string, cwd: string) {
+    const cmd = BIN ? [path.resolve(BIN)] : [BUN, CLI];
+    this.proc = Bun.spawn([...cmd, "serve", "--config", config], { cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } });
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    const decoder = new TextDecoder();
+    let partial = "";
+    for await (const chunk of this.proc.stdout) {
+      partial += decoder.decode(chunk, { stream: true });
+      const lines = partial.split("\n");
+      partial = lines.pop()!;
+      for (const l of lines) if (l !== "") this.replies.push(JSON.parse(l) as Reply);
+      for (const w of this.wake.splice(0)) w();
+    }
+    for (const w of this.wake.splice(0)) w();
+  }
+
+  /** Write `bytes` in 1 MiB pieces, waiting for each to be taken (a big frame is written as a host writes it). */
+  async write(bytes: Buffer): Promise<void> {
+    for (let i = 0; i < bytes.length; i += MB) {
+      this.proc.stdin.write(bytes.subarray(i, i + MB));
+      await this.proc.stdin.flush();
+    }
+  }
+
+  send(...frames: object[]): Promise<void> {
+    return this.write(Buffer.from(frames.map((f) => `${JSON.stringify(f)}\n`).join("")));
+  }
+
+  async reply(id: unknown): Promise<Reply> {
+    for (;;) {
+      const found = this.replies.find((r) => r.id === id);
+      if (found) return found;
+      if (this.proc.exitCode !== null) throw new Error(`serve exited before answering ${String(id)}`);
+      await new Promise<void>((resolve) => this.wake.push(resolve));
+    }
+  }
+
+  /** Where the answer to `id` is in arrival order. */
+  position(id: unknown): number {
+    return this.replies.findIndex((r) => r.id === id);
+  }
+
+  status(field: "VmHWM" | "VmRSS"): number {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${this.proc.pid}/status`, "utf8"));
+    return Number(m![1]) / 1024;
+  }
+
+  async close(): Promise<string> {
+    this.proc.stdin.end();
+    expect(await this.proc.exited).toBe(0);
+    return new Response(this.proc.stderr).text();
+  }
+}
+
+/** `{"jsonrpc":"2.0",…}` whose `slot` (a JSON fragment with a `@` where the values go) holds `unit` repeated to about `bytes`. */
+function manyValues(head: string, slot: string, unit: string, bytes: number): Buffer {
+  const count = Math.floor((bytes - head.length - slot.length - 8) / (unit.length + 1));
+  const values = Buffer.alloc(count * (unit.length + 1) - 1, `${unit},`);
+  const [before, after] = slot.split("@") as [string, string];
+  return Buffer.concat([Buffer.from(`${head}${before}[`), values, Buffer.from(`]${after}\n`)]);
+}
+
+/** Long non-ASCII lines: the costliest bytes a case-insensitive search folds, line by line. */
+function writeSlowTree(dir: string, totalBytes: number): void {
+  const unit = `${"ÄÖÜ".repeat(100)}${"x".repeat(700)}NEEDLE${"y".repeat(18)}`;
+  const line = Buffer.from(`${unit.repeat(40)}\n`);
+  const perFile = 4 * MB;
+  const file = Buffer.concat(Array.from({ length: Math.ceil(perFile / line.length) }, () => line));
+  for (let i = 0; i * file.length < totalBytes; i++) fs.writeFileSync(path.join(dir, `slow-${i}.txt`), file);
+}
+
+describe.skipIf(!isLinux)("frames of many tiny values through real serve (Linux: memory from /proc)", () => {
+  let base = "";
+  beforeAll(() => {
+    base = tempDir("sfs-bounds-");
+  });
+  afterAll(() => removeDir(base));
+
+  /** serve on `workdir`, its connection open, its tools listed and one search served: the idle state. */
+  async function open(workdir: string, binary: boolean, era: "2025" | "2026"): Promise<{ s: Serve; idle: number; meta: object }> {
+    const config = path.join(base, `serverfs-${era}.toml`);
+    fs.writeFileSync(config, `[[workdirs]]\nalias = "w"\npath = ${JSON.stringify(workdir)}\nread_only = true\nbinary_transfer_enabled = ${binary}\n`);
+    const s = new Serve(config, base);
+    const meta = era === "2026" ? { _meta: META } : {};
+    if (era === "2025") {
+      await s.send({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bounds", version: "0" } } }, { jsonrpc: "2.0", method: "notifications/initialized" });
+    } else {
+      await s.send({ jsonrpc: "2.0", id: "init", method: "server/discover", params: meta });
+    }
+    await s.reply("init");
+    await s.send({ jsonrpc: "2.0", id: "list", method: "tools/list", params: meta });
+    await s.reply("list");
+    await s.send(search("warm", meta, "needle"));
+    await s.reply("warm");
+    return { s, idle: s.status("VmRSS"), meta };
+  }
+
+  const search = (id: string, meta: object, query = "NO SUCH NEEDLE") => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_text", arguments: { workdir: "w", query, case_sensitive: false }, ...meta } });
+
+  /**
+   * Send the slow search, then the first MiB of `frame` (whose id and method come first), and
+   * wait for the frame's refusal: it must come while the search is still running. Then the rest.
+   */
+  async function refusedDuringSearch(s: Serve, meta: object, frame: Buffer, id: unknown): Promise<Reply> {
+    await s.send(search("slow", meta));
+    await s.write(frame.subarray(0, MB));
+    const refused = await s.reply(id);
+    expect(s.position("slow")).toBe(-1);
+    await s.write(frame.subarray(MB));
+    return refused;
+  }
+
+  async function expectMemory(s: Serve, idle: number): Promise<void> {
+    if (!BIN) return;
+    expect(s.status("VmHWM")).toBeLessThanOrEqual(LIMIT_MB);
+    // measured 2 s after the last answer, as the promise is stated
+    await Bun.sleep(2000);
+    expect(s.status("VmRSS")).toBeLessThanOrEqual(idle + SETTLED_MB);
+  }
+
+  const noMatches = { matches: [], returned: 0, truncated: false, unreadable: 0, ignored: 0 };
+
+  test("default cap (10 MiB), 2025 era: {} in tool arguments, [] in a notification's _meta", async () => {
+    const workdir = path.join(base, "ro");
+    fs.mkdirSync(workdir);
+    writeSlowTree(workdir, 12 * MB);
+    const before = treeSnapshot(workdir);
+    const cap = 10 * MB;
+    const request = manyValues('{"jsonrpc":"2.0","id":"many","method":"tools/call","params":', '{"name":"list_workdirs","arguments":{"x":@}}}', "{}", cap - 1024);
+    const notification = manyValues('{"jsonrpc":"2.0","method":"notifications/progress","params":', '{"progressToken":1,"progress":1,"_meta":{"x":@}}}', "[]", cap - 1024);
+    const { s, idle, meta } = await open(workdir, false, "2025");
+    expect(await refusedDuringSearch(s, meta, request, "many")).toEqual({ jsonrpc: "2.0", id: "many", error: { code: -32600, message: VALUES } } as Reply);
+    await s.write(notification);
+    await s.send({ jsonrpc: "2.0", id: "ping", method: "ping" });
+    expect(await s.reply("ping")).toEqual({ jsonrpc: "2.0", id: "ping", result: {} } as Reply);
+    expect((await s.reply("slow")).result?.structuredContent).toEqual(noMatches);
+    // one answer each, none for the notification
+    expect(s.replies.map((r) => r.id).sort()).toEqual(["init", "list", "many", "ping", "slow", "warm"]);
+    await expectMemory(s, idle);
+    const stderr = await s.close();
+    expect(stderr).toContain('"event":"request_refused","rpc_code":-32600,"method":"tools/call","bound":"values"');
+    expect(stderr).toContain('"event":"frame_dropped","reason":"over_bounds","bound":"values"');
+    expect(treeSnapshot(workdir)).toEqual(before);
+  });
+
+  test("binary transfer raises the cap, 2026 era: strings in _meta, {} at the top level with the id last, a deep frame", async () => {
+    const workdir = path.join(base, "bin");
+    fs.mkdirSync(workdir);
+    writeSlowTree(workdir, 12 * MB);
+    const before = treeSnapshot(workdir);
+    // the cap with the default 8 MiB transfer limit: base64 doubled, plus 1 MiB
+    const cap = 2 * 4 * Math.ceil((8 * MB) / 3) + MB;
+    const envelope = JSON.stringify(META).slice(1, -1);
+    const strings = manyValues('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":', `{"_meta":{${envelope},"x":@}}}`, '""', cap - 1024);
+    // the id written after the values: answered once the whole frame is read
+    const topLevel = manyValues('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"list_workdirs","arguments":{},"_meta":', `${JSON.stringify(META)}},"junk":@,"id":8}`, "{}", cap - 1024);
+    const deep = Buffer.from(`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":${JSON.stringify(META)},"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}\n`);
+    const { s, idle, meta } = await open(workdir, true, "2026");
+    expect(await refusedDuringSearch(s, meta, strings, 7)).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32600, message: STRINGS } } as Reply);
+    await s.write(topLevel);
+    await s.write(deep);
+    // (2026-07-28 has no ping: the next request is another tools/list)
+    await s.send({ jsonrpc: "2.0", id: "again", method: "tools/list", params: meta });
+    expect(await s.reply(8)).toEqual({ jsonrpc: "2.0", id: 8, error: { code: -32600, message: VALUES } } as Reply);
+    expect(await s.reply(9)).toEqual({ jsonrpc: "2.0", id: 9, error: { code: -32600, message: DEPTH } } as Reply);
+    expect((await s.reply("again")).error).toBeUndefined();
+    expect((await s.reply("slow")).result?.structuredContent).toEqual(noMatches);
+    expect(s.replies.map((r) => r.id).sort()).toEqual([7, 8, 9, "again", "init", "list", "slow", "warm"] as unknown[]);
+    await expectMemory(s, idle);
+    await s.close();
+    expect(treeSnapshot(workdir)).toEqual(before);
+  });
+});
