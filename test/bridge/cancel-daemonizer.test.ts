@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
 import { ownCgroupDirectory } from "../../platform/linux/task-cgroup.ts";
-import { bridgePaths } from "../../src/bridge/deployment.ts";
+import { bridgePaths, leaseFiles } from "../../src/bridge/deployment.ts";
 import { spawnBridgeProcess, type BridgeProcess } from "../support/bridge-process.ts";
 import { BUN, isLinux, livePidsWithMarker, pidAlive, waitUntil } from "../support/proc.ts";
 import { tempDir } from "../support/temp.ts";
@@ -35,7 +35,7 @@ function deployment(agentExtra = "") {
       `[[agent.acp_profiles]]\nid = "daemonizer"\ncommand = "${BUN}"\nargs = ["${FIXTURE}", "--pids=${pidsFile}"]\nshutdown_timeout_seconds = 1\n`,
   );
   const registry = makeRegistry(stateDir, [makeWorkdir("repo", repo)]);
-  return { stateDir, config, pidsFile, socket: bridgePaths(registry).socketPath };
+  return { stateDir, config, pidsFile, registry, socket: bridgePaths(registry).socketPath };
 }
 
 function rowOf(stateDir: string, taskId: string): { run_id: string; status: string; error_code: string | null } {
@@ -139,14 +139,30 @@ for (const mode of proofModes()) {
       expect(livePidsWithMarker(runId)).toEqual([]);
     }, 120_000);
 
-    test("a Bridge shut down under a running task exits 0 with none of the task's processes alive", async () => {
+    test("a Bridge shut down under a running task: exit 0, and the workdir's guard goes only with the proof (else the restart sweep proves it)", async () => {
       const d = deployment();
-      const bridge = await spawnBridgeProcess(d.config, d.socket, { env: { SERVERFS_TASK_CGROUP: mode.name === "freeze" ? "off" : "auto" }, clientTimeoutMs: 30_000 });
+      const env = { SERVERFS_TASK_CGROUP: mode.name === "freeze" ? "off" : "auto" };
+      const bridge = await spawnBridgeProcess(d.config, d.socket, { env, clientTimeoutMs: 30_000 });
       const task = await submitAndWaitForShell(bridge, d, "shutdown");
       expect(await bridge.stop()).toBe(0);
-      expect(livePidsWithMarker(task.runId)).toEqual([]);
-      expect(pidAlive(task.shell)).toBe(false);
       expect(rowOf(d.stateDir, task.taskId)).toMatchObject({ status: "interrupted", error_code: "BRIDGE_SHUTDOWN" });
+      // The shutdown waits for the stop's proof only so long (the service manager's stop timeout
+      // bounds it). Whatever is still alive then keeps the workdir's recovery guard in place...
+      const guard = leaseFiles(d.registry, "repo").guardFile;
+      if (livePidsWithMarker(task.runId).length > 0) expect(fs.existsSync(guard)).toBe(true);
+      else {
+        expect(pidAlive(task.shell)).toBe(false);
+        expect(fs.existsSync(guard)).toBe(false);
+      }
+      // ...and the next Bridge's start sweeps the run with proof before the guard goes.
+      const next = await spawnBridgeProcess(d.config, d.socket, { env, clientTimeoutMs: 30_000 });
+      try {
+        expect(livePidsWithMarker(task.runId)).toEqual([]);
+        expect(pidAlive(task.shell)).toBe(false);
+        expect(fs.existsSync(guard)).toBe(false);
+      } finally {
+        expect(await next.stop()).toBe(0);
+      }
     }, 120_000);
   });
 }
