@@ -2,13 +2,14 @@
 // text of small edits (LF, CRLF, no final newline, BOM), a dry run that writes nothing (bytes,
 // mtime, inode, directory entries) and takes no writer lease but makes every check the edit
 // makes, the real edit returning the dry run's diff, and both diff bounds.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { applyPatch, parsePatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
 import { ServerfsError } from "../../src/errors.ts";
 import { createFileService, DIFF_MAX_BYTES, type MutationGate } from "../../src/fs/index.ts";
 import { expectCode, physical, read, registry, removeTemp, single, workdir, write } from "./helpers.ts";
+import { DIFF_TIMEOUT_MS, diffTiming } from "../../src/fs/edit-diff.ts";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -141,6 +142,13 @@ describe("a dry run writes nothing and refuses what the edit would refuse", () =
 });
 
 describe("diff bounds", () => {
+  // This proves the byte bound; the time bound must not decide it on a loaded machine.
+  beforeAll(() => {
+    diffTiming.timeoutMs = 60_000;
+  });
+  afterAll(() => {
+    diffTiming.timeoutMs = DIFF_TIMEOUT_MS;
+  });
   test(`hunks beyond ${DIFF_MAX_BYTES} bytes are left out whole: diff_truncated, and what is kept still applies`, async () => {
     // 180 changed lines 10 lines apart: 180 separate hunks of ~250 bytes
     const lines = Array.from({ length: 1800 }, (_, i) => (i % 10 === 5 ? `MARK line ${i} ${"p".repeat(40)}\n` : `plain line ${i} ${"q".repeat(20)}\n`));
