@@ -4,11 +4,11 @@
 // transfer raises the cap), held the memory afterwards and kept the next request waiting for
 // seconds. Now it is refused from its bytes with the exact -32600 line under its own id, a
 // notification of the kind is dropped, and other requests are answered meanwhile. The order is
-// shown by construction: a search is sent first, over megabytes of long non-ASCII lines that it
-// folds case-insensitively; then only the first MiB of the frame is written, and its refusal must
-// arrive while the search is still running (serve answers once the bound is crossed, from the
-// frame's first 30 KB, and the search has many times as much to read); only then is the rest of
-// the frame written, and the search still answers with its full result.
+// shown by construction: a search over megabytes of long non-ASCII lines, which it folds
+// case-insensitively, and the first MiB of the frame are written together; the frame's refusal
+// must arrive while the search is still running (serve answers once the bound is crossed, from
+// the frame's first 30 KB, read with the search's own frame), and only then is the rest of the
+// frame written; the search still answers with its full result.
 // Nothing on disk changes. In the compiled lane (the 120 MB promise is the executable's, not
 // `bun src/cli.ts`'s) peak RSS stays at or below 120 MB and RSS is back within 20 MB of idle 2 s
 // after the last answer; the default suite asserts no memory figures.
@@ -150,12 +150,13 @@ describe.skipIf(!isLinux)("frames of many tiny values through real serve (Linux:
   const search = (id: string, meta: object, query = "NO SUCH NEEDLE") => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_text", arguments: { workdir: "w", query, case_sensitive: false }, ...meta } });
 
   /**
-   * Send the slow search, then the first MiB of `frame` (whose id and method come first), and
-   * wait for the frame's refusal: it must come while the search is still running. Then the rest.
+   * Write the slow search and the first MiB of `frame` (whose id and method come first) in one
+   * go, so they reach serve together, and wait for the frame's refusal: serve answers it from the
+   * bytes it just read, before the search (which has megabytes to fold) can have finished. Only
+   * then is the rest of the frame written.
    */
   async function refusedDuringSearch(s: Serve, meta: object, frame: Buffer, id: unknown): Promise<Reply> {
-    await s.send(search("slow", meta));
-    await s.write(frame.subarray(0, MB));
+    await s.write(Buffer.concat([Buffer.from(`${JSON.stringify(search("slow", meta))}\n`), frame.subarray(0, MB)]));
     const refused = await s.reply(id);
     expect(s.position("slow")).toBe(-1);
     await s.write(frame.subarray(MB));

@@ -157,13 +157,13 @@ describe("process lifecycle", () => {
   });
 
   test("stdin EOF with requests in flight: each request read before the EOF gets exactly one answer, a search its full result", async () => {
-    // A search with real work to do (long non-ASCII lines, folded case-insensitively), sent with
-    // other requests and the EOF in one write: none of them had reached its handler when the EOF
-    // was seen. Each finishes well within the 5 s grace, so each gets its own answer, not a cancel.
+    // Searches, a listing, a ping and a resource read sent with the EOF in one write: none of them
+    // had reached its handler when the EOF was seen (the old drain waited only for handlers
+    // already running). Each is small work, far inside the 5 s grace, so each gets its own answer.
     const dir = path.join(base, "eof-search");
     fs.mkdirSync(dir, { recursive: true });
     const unit = `${"ÄÖÜ".repeat(100)}${"x".repeat(700)}NEEDLE${"y".repeat(18)}`;
-    for (let i = 0; i < 2; i++) fs.writeFileSync(path.join(dir, `s${i}.txt`), `${unit.repeat(40)}\n`.repeat(25));
+    for (let i = 0; i < 2; i++) fs.writeFileSync(path.join(dir, `s${i}.txt`), `${unit}\n`.repeat(20));
     fs.writeFileSync(path.join(dir, "hit.txt"), "a needle here\n");
     const proc = spawnServe(["--workdir", `s=${dir}`]);
     const search = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_text", arguments: { workdir: "s", query, case_sensitive: false } } });
