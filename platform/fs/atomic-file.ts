@@ -149,7 +149,8 @@ function publishNoReplace(temp: string, target: string): void {
   removeQuietly(temp);
 }
 
-function exists(p: string): boolean {
+/** Whether anything (a symlink included, not followed) is at `p`. */
+export function exists(p: string): boolean {
   try {
     fs.lstatSync(p);
     return true;

@@ -5,7 +5,7 @@
 // directory fsync: platform/fs/atomic-file.ts), with the file's own permission bits.
 import fs from "node:fs";
 import path from "node:path";
-import { AtomicPublishError, fsyncDirectory, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
+import { AtomicPublishError, exists, fsyncDirectory, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { errnoCode, ServerfsError } from "../errors.ts";
 import type { HostFile } from "./connect-hosts.ts";
 
@@ -94,15 +94,6 @@ function createDirectories(file: HostFile, dir: string): void {
       if (errnoCode(err) !== "EEXIST") throw io(file, "its directory cannot be created");
     }
     fsyncDirectory(path.dirname(d));
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 
