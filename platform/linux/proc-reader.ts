@@ -103,20 +103,21 @@ export function readProcEntry(pid: number): ProcEntry | null {
 }
 
 /**
- * Whether an empty /proc/<pid>/environ is a real empty environment (`env -i`). execve installs a
- * fresh memory map whose env_start and env_end (stat fields 50 and 51) stay 0 until it has copied
- * the new environment onto the stack, so both 0 means "between two programs". A kernel thread has
- * no memory map at all (and no parent but kthreadd): not ours, settled.
+ * Where a process's environment lies in its memory map: env_start and env_end, stat fields 50 and
+ * 51. "settled" when there is nothing to wait for: the process is gone or a zombie, it is a kernel
+ * thread (no memory map, and no parent but kthreadd: never ours), or the kernel is too old to say.
  */
-export function environmentLaidOut(pid: number): boolean {
+export type EnvironmentBounds = { start: number; end: number } | "settled";
+
+export function environmentBounds(pid: number): EnvironmentBounds {
   let b: Buffer;
   try {
     b = readProcFile(`/proc/${pid}/stat`);
   } catch {
-    return true; // gone: nothing to wait for
+    return "settled";
   }
   const close = b.lastIndexOf(0x29);
-  if (close < 0) return true;
+  if (close < 0) return "settled";
   const fields: Array<[number, number]> = [];
   let at = close + 2;
   while (fields.length < 49 && at <= b.length) {
@@ -125,14 +126,25 @@ export function environmentLaidOut(pid: number): boolean {
     fields.push([at, next]);
     at = next + 1;
   }
-  // fields[0] is field 3 (state); fields[1] is field 4 (ppid); fields[47], fields[48] are 50, 51.
-  if (fields.length < 49) return true; // a kernel too old to say: the old behaviour
+  if (fields.length < 49) return "settled";
   const ppid = decimal(b, fields[1]![0], fields[1]![1]);
   const state = b[fields[0]![0]];
-  if (pid === 2 || ppid === 2 || state === 0x5a || state === 0x58) return true;
-  const envStart = decimal(b, fields[47]![0], fields[47]![1]);
-  const envEnd = decimal(b, fields[48]![0], fields[48]![1]);
-  return !(envStart === 0 && envEnd === 0);
+  if (pid === 2 || ppid === 2 || state === 0x5a || state === 0x58) return "settled";
+  return { start: decimal(b, fields[47]![0], fields[47]![1]), end: decimal(b, fields[48]![0], fields[48]![1]) };
+}
+
+/**
+ * Whether an environ that read empty between the bounds read `before` and the one `after` is a
+ * real empty environment (`env -i`), so "no marker" may be remembered. execve installs a fresh
+ * memory map whose bounds stay 0 until it has copied the new environment onto the stack, so an
+ * environ read in that window is empty even for a process that carries the marker, and a bounds
+ * read a moment later may already show the new map laid out. Only the same empty range of a
+ * laid-out map on both sides of the read is a real empty environment; anything else is a process
+ * between two programs, to be read again on the next look.
+ */
+export function emptyEnvironmentIsReal(before: EnvironmentBounds, after: EnvironmentBounds): boolean {
+  if (before === "settled" || after === "settled") return true;
+  return before.start !== 0 && before.start === before.end && after.start === before.start && after.end === before.end;
 }
 
 /**
@@ -261,9 +273,11 @@ export function createProcReader(): ProcReader {
     markerOf(pid: number, markers: readonly string[]): MarkerVerdict {
       try {
         if (statSync(`/proc/${pid}`).uid !== ownUid) return null;
+        // Read before the environ too: see emptyEnvironmentIsReal.
+        const before = environmentBounds(pid);
         const environ = readProcFile(`/proc/${pid}/environ`);
         if (environ.length > 0) return findMarkerInBlock(environ, markers);
-        return environmentLaidOut(pid) ? null : MARKER_UNSETTLED;
+        return emptyEnvironmentIsReal(before, environmentBounds(pid)) ? null : MARKER_UNSETTLED;
       } catch {
         return null;
       }

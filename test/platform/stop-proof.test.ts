@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { createPosixContainment } from "../../platform/posix/containment.ts";
 import type { TaskGroup, TaskGroups } from "../../platform/posix/task-group.ts";
 import { linuxStopProof } from "../../platform/linux/containment.ts";
-import { createProcReader, environmentLaidOut, lastPidHandedOut, pidsBetween, readProcEntry } from "../../platform/linux/proc-reader.ts";
+import { createProcReader, emptyEnvironmentIsReal, environmentBounds, lastPidHandedOut, pidsBetween, readProcEntry } from "../../platform/linux/proc-reader.ts";
 import { ownCgroupDirectory, setUpTaskCgroups } from "../../platform/linux/task-cgroup.ts";
 import { isLinux, isLive, procFacts, waitUntil } from "../support/proc.ts";
 import { childEnv, uniqueRunId } from "./helpers.ts";
@@ -38,19 +38,36 @@ describe("pids handed out during a listing", () => {
     }
   });
 
-  test.skipIf(!isLinux)("a live process's environment is laid out; a process that is gone has nothing to wait for (Linux)", async () => {
-    expect(environmentLaidOut(process.pid)).toBe(true);
-    expect(environmentLaidOut(4_194_003)).toBe(true);
+  test.skipIf(!isLinux)("an empty environ is a real empty environment only between two reads of the same empty, laid-out range (Linux)", async () => {
+    const own = environmentBounds(process.pid);
+    expect(own).not.toBe("settled");
+    if (own !== "settled") expect(own.end).toBeGreaterThan(own.start);
+    // Gone: nothing to wait for.
+    expect(environmentBounds(4_194_003)).toBe("settled");
     // `env -i` is a real empty environment, not a process between two programs.
     const empty = Bun.spawn(["env", "-i", "/bin/sleep", "1000"], { stdio: ["ignore", "ignore", "ignore"] });
     try {
       expect(await waitUntil(() => readFileSync(`/proc/${empty.pid}/comm`, "utf8").trim() === "sleep", 5000)).toBe(true);
       expect(readFileSync(`/proc/${empty.pid}/environ`).length).toBe(0);
-      expect(environmentLaidOut(empty.pid)).toBe(true);
+      const bounds = environmentBounds(empty.pid);
+      expect(bounds).not.toBe("settled");
+      if (bounds !== "settled") expect(bounds.start).toBe(bounds.end);
+      expect(emptyEnvironmentIsReal(bounds, environmentBounds(empty.pid))).toBe(true);
       expect(createProcReader().markerOf(empty.pid, ["x"])).toBeNull();
     } finally {
       empty.kill("SIGKILL");
     }
+    // An environ read empty while execve had installed a fresh map (bounds 0), or between bounds
+    // that show a non-empty environment or two different maps, proves nothing: read it again.
+    // (Recorded from a real race: the bounds read after the empty environ already showed the new
+    // program's environment laid out, and "no marker" was remembered for a task's daemon.)
+    expect(emptyEnvironmentIsReal({ start: 0, end: 0 }, { start: 0, end: 0 })).toBe(false);
+    expect(emptyEnvironmentIsReal({ start: 0, end: 0 }, { start: 140736709794175, end: 140736709795817 })).toBe(false);
+    expect(emptyEnvironmentIsReal({ start: 140736709794175, end: 140736709795817 }, { start: 140736709794175, end: 140736709795817 })).toBe(false);
+    expect(emptyEnvironmentIsReal({ start: 140736709794175, end: 140736709794175 }, { start: 140736564046207, end: 140736564046207 })).toBe(false);
+    expect(emptyEnvironmentIsReal({ start: 140736709794175, end: 140736709794175 }, { start: 140736709794175, end: 140736709794175 })).toBe(true);
+    expect(emptyEnvironmentIsReal("settled", { start: 0, end: 0 })).toBe(true);
+    expect(emptyEnvironmentIsReal({ start: 0, end: 0 }, "settled")).toBe(true);
   });
 });
 
