@@ -183,7 +183,7 @@ export class ContainmentSet {
       if (!this.hooks.forbiddenGroups.has(entry.sid)) this.knownGroups.add(entry.sid);
     }
     const live = [...members.values()].filter((e) => !e.zombie);
-    this.reapZombies(members);
+    this.reapZombies(members, table);
     // Read last: a group found empty after the table was read was empty for the whole look.
     const groupPopulated = group ? group.populated() : false;
     return {
@@ -224,11 +224,35 @@ export class ContainmentSet {
     return false;
   }
 
-  private reapZombies(members: Map<number, ProcEntry>): void {
-    const { reap, ownPid, bunChildren } = this.hooks;
+  /**
+   * Reap the zombies this process adopted: members, and any other child of ours in a session not
+   * our own that Bun did not spawn. A task killed as a whole with its cgroup dies unseen by any
+   * look, and its orphans still become our zombies (the kernel re-parents a dying parent's
+   * children after it has left the cgroup, so even "populated 0" comes before some of them):
+   * without this, every such stop would leave a few behind, for as long as the Bridge runs. Only
+   * an orphan of a task can be such a child: every process Bun spawns for a task leads its own
+   * session and is in bunChildren until Bun reaps it, and anything else Bun spawns stays in ours.
+   */
+  private reapZombies(members: Map<number, ProcEntry>, table: Map<number, ProcEntry>): void {
+    const { reap, ownPid, bunChildren, forbiddenGroups } = this.hooks;
     if (!reap) return;
     for (const entry of members.values()) {
       if (entry.zombie && entry.ppid === ownPid && !bunChildren.has(entry.pid)) reap(entry.pid);
+    }
+    for (const entry of table.values()) {
+      if (entry.zombie && entry.ppid === ownPid && !bunChildren.has(entry.pid) && !members.has(entry.pid) && !forbiddenGroups.has(entry.sid)) {
+        reap(entry.pid);
+      }
+    }
+  }
+
+  /** One more pass once a cgroup is empty: the orphans its last processes left us as they died. */
+  private reapLateOrphans(): void {
+    if (!this.hooks.reap) return;
+    try {
+      this.reapZombies(new Map(), new Map(this.hooks.reader.list().map((e) => [e.pid, e])));
+    } catch {
+      // The next look of any stop reaps them.
     }
   }
 
@@ -261,8 +285,10 @@ export class ContainmentSet {
     const started = performance.now();
     // No live member is proof only if every candidate's marker was read: an unreadable one may be
     // ours, so it is reported as a survivor and the stop is not proved.
-    const done = (snap: Snapshot, method: StopEvidence["method"]): StopEvidence =>
-      snap.unreadable.length === 0 ? evidence(true, [], method) : evidence(false, snap.unreadable, method);
+    const done = (snap: Snapshot, method: StopEvidence["method"]): StopEvidence => {
+      if (this.identity.group) this.reapLateOrphans();
+      return snap.unreadable.length === 0 ? evidence(true, [], method) : evidence(false, snap.unreadable, method);
+    };
     const evidence = (proved: boolean, survivors: ProcEntry[], method: StopEvidence["method"]): StopEvidence => {
       if (proved) this.finished = true;
       return {

@@ -84,7 +84,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-function procPids(): number[] {
+export function procPids(): number[] {
   return fs
     .readdirSync("/proc")
     .filter((n) => /^\d+$/.test(n))
