@@ -76,7 +76,19 @@ function sleepersOf(runId: string, leaderPid: number, leaderStart: string | unde
 let batch = 0;
 
 /** One stop of one tree; returns what went wrong, or null. */
-async function runOnce(mode: ProofMode, shape: TreeShape, runId: string, proofs: Set<string>, checkMembership: boolean): Promise<string | null> {
+/**
+ * The TERM grace of one stop. "fixed": long enough for a shape that answers TERM to finish
+ * answering it. "random": anywhere from none (the freeze begins while the TERM handlers fork) to
+ * past the shape's answer, so the stress lane's births fall before, during and after the freeze.
+ */
+export type GraceChoice = "fixed" | "random";
+
+function graceFor(shape: TreeShape, choice: GraceChoice): number {
+  const fixed = shape.ignoresTerm ? 20 : 300;
+  return choice === "fixed" ? fixed : Math.floor(Math.random() * (fixed / 2 + 1));
+}
+
+async function runOnce(mode: ProofMode, shape: TreeShape, runId: string, proofs: Set<string>, checkMembership: boolean, grace: GraceChoice): Promise<string | null> {
   const p = await mode.containment().spawn({ argv: shape.argv, cwd: tmpdir(), env: childEnv(), runId });
   // With it, a session scan never mistakes a new process that got the leader's pid for the leader.
   const leaderStart = procFacts(p.pid)?.startTime;
@@ -102,7 +114,8 @@ async function runOnce(mode: ProofMode, shape: TreeShape, runId: string, proofs:
   }
   if (!Bun.deepEquals(members, independent)) return `${shape.name}: members ${members} but /proc says ${independent}`;
   const recorded = members.map((pid) => ({ pid, start: procFacts(pid)?.startTime }));
-  const evidence = await p.stop(shape.ignoresTerm ? 20 : 300);
+  const graceMs = graceFor(shape, grace);
+  const evidence = await p.stop(graceMs);
   const after = livePidsOfTask(runId, p.pid, leaderStart);
   proofs.add(evidence.proof ?? "none");
   if (!evidence.proved || evidence.survivors.length > 0) return `${shape.name}: not proved (${JSON.stringify(evidence.survivors)})`;
@@ -121,7 +134,7 @@ export interface MatrixResult {
 }
 
 /** `checkMembership`: also compare members() with the independent scan before each stop (slow). */
-export async function runLanes(mode: ProofMode, shape: TreeShape, iterations: number, lanes: number, checkMembership = true): Promise<MatrixResult> {
+export async function runLanes(mode: ProofMode, shape: TreeShape, iterations: number, lanes: number, checkMembership = true, grace: GraceChoice = "fixed"): Promise<MatrixResult> {
   batch += 1;
   const prefix = `m${process.pid}-${batch}-${mode.name}-`;
   const failures: string[] = [];
@@ -131,7 +144,7 @@ export async function runLanes(mode: ProofMode, shape: TreeShape, iterations: nu
     Array.from({ length: lanes }, async () => {
       while (next < iterations && failures.length < 5) {
         next += 1;
-        const failure = await runOnce(mode, shape, `${prefix}${next}`, proofs, checkMembership);
+        const failure = await runOnce(mode, shape, `${prefix}${next}`, proofs, checkMembership, grace);
         if (failure) failures.push(failure);
       }
     }),
