@@ -47,7 +47,12 @@ describe("pids handed out during a listing", () => {
     // `env -i` is a real empty environment, not a process between two programs.
     const empty = Bun.spawn(["env", "-i", "/bin/sleep", "1000"], { stdio: ["ignore", "ignore", "ignore"] });
     try {
-      expect(await waitUntil(() => readFileSync(`/proc/${empty.pid}/comm`, "utf8").trim() === "sleep", 5000)).toBe(true);
+      // Past its execve: the name changes before the new map's environment is laid out.
+      const laidOut = () => {
+        const b = environmentBounds(empty.pid);
+        return b !== "settled" && b.start !== 0;
+      };
+      expect(await waitUntil(() => readFileSync(`/proc/${empty.pid}/comm`, "utf8").trim() === "sleep" && laidOut(), 5000)).toBe(true);
       expect(readFileSync(`/proc/${empty.pid}/environ`).length).toBe(0);
       const bounds = environmentBounds(empty.pid);
       expect(bounds).not.toBe("settled");
