@@ -12,11 +12,11 @@ import { proofModes, runLanes, startBystanders, type Bystander } from "./stop-ma
 import { existsSync } from "node:fs";
 import { SHAPES, TREE_50, VFORK_STOPPED_CHILD } from "./shapes.ts";
 
-const ITERATIONS = 8;
+const ITERATIONS = 5;
 /** The shapes that fork while being stopped: 10,000 more stops of them in the stress lane. */
-const FORKING_ITERATIONS = 8;
+const FORKING_ITERATIONS = 6;
 const LANES = 4;
-const TREE_50_ITERATIONS = 5;
+const TREE_50_ITERATIONS = 3;
 
 for (const mode of proofModes()) {
   describe.skipIf(!isLinux || mode.skipReason !== null)(
