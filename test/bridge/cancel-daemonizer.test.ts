@@ -81,7 +81,9 @@ for (const mode of proofModes()) {
       const runIds: string[] = [];
       try {
         bridge = await spawnBridgeProcess(d.config, d.socket, { env: { SERVERFS_TASK_CGROUP: mode.name === "freeze" ? "off" : "auto" }, clientTimeoutMs: 30_000 });
-        for (let round = 0; round < 2; round++) {
+        // One task: the deadline test below submits the next one on the same workdir.
+        {
+          const round = 0;
           fs.rmSync(d.pidsFile, { force: true });
           const submitted = await bridge.client.call("task.submit", {
             runtime: "acp-daemonizer",

@@ -14,6 +14,7 @@ import type { Subprocess } from "bun";
 import { tempOwner } from "../../src/fs/temp-name.ts";
 import { bareEnv } from "../support/mcp.ts";
 import { BUN, CLI } from "../support/proc.ts";
+import { STRESS } from "../support/stress.ts";
 import { tempDir } from "../support/temp.ts";
 import { tempsIn } from "./disk-snapshot.ts";
 import { faultFsUnavailable, mountFaultFs, type FaultFs, type FaultRule } from "./faultfs.ts";
@@ -122,6 +123,18 @@ const KILL_POINTS: { rule: FaultRule; published: boolean }[] = [
   { rule: { op: "rename", path: TEMPS, hold: true, once: true }, published: true },
 ];
 
+/**
+ * The kill points one tool's rounds use. The stress lane: all ten for each tool (20 rounds). npm
+ * test: the fsync and the rename for each, and the eight write offsets shared between the two
+ * tools (even ones for edits, odd ones for uploads), so every point still runs (12 rounds).
+ */
+function pointsFor(tool: "edit_text_file" | "upload_binary_file"): typeof KILL_POINTS {
+  if (STRESS) return KILL_POINTS;
+  const parity = tool === "edit_text_file" ? 0 : 1;
+  return KILL_POINTS.filter((p, i) => p.rule.op !== "write" || i % 2 === parity);
+}
+const ROUNDS = pointsFor("edit_text_file").length + pointsFor("upload_binary_file").length;
+
 let base = "";
 let ffs: FaultFs | null = null;
 let toml = "";
@@ -159,7 +172,7 @@ async function revision(s: Serve, p: string): Promise<string> {
 }
 
 describe.skipIf(skip !== null)("SIGKILL in the middle of an overwrite", () => {
-  test("20 rounds (edit_text_file and upload_binary_file, each at 10 kill points): old or new bytes, exactly; the next serve's write leaves no temp", async () => {
+  test(`${ROUNDS} rounds (edit_text_file and upload_binary_file at 10 kill points: every point in npm test, every point for each tool in the stress lane): old or new bytes, exactly; the next serve's write leaves no temp`, async () => {
     const f = ffs!;
     let generation = 0;
     let round = 0;
@@ -169,7 +182,7 @@ describe.skipIf(skip !== null)("SIGKILL in the middle of an overwrite", () => {
     // first write comes after the kill and must leave no temp either way.
     let upcoming = serve();
     for (const tool of ["edit_text_file", "upload_binary_file"] as const) {
-      for (const point of KILL_POINTS) {
+      for (const point of pointsFor(tool)) {
         const s = await upcoming;
         upcoming = serve();
         // the new serve's first write in the directory: the last round's dead temp is gone after it
