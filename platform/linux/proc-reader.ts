@@ -273,10 +273,13 @@ export function createProcReader(): ProcReader {
     markerOf(pid: number, markers: readonly string[]): MarkerVerdict {
       try {
         if (statSync(`/proc/${pid}`).uid !== ownUid) return null;
-        // Read before the environ too: see emptyEnvironmentIsReal.
-        const before = environmentBounds(pid);
         const environ = readProcFile(`/proc/${pid}/environ`);
         if (environ.length > 0) return findMarkerInBlock(environ, markers);
+        // Empty: read it again between two reads of its bounds (see emptyEnvironmentIsReal). Only
+        // this rare case pays for them.
+        const before = environmentBounds(pid);
+        const again = readProcFile(`/proc/${pid}/environ`);
+        if (again.length > 0) return findMarkerInBlock(again, markers);
         return emptyEnvironmentIsReal(before, environmentBounds(pid)) ? null : MARKER_UNSETTLED;
       } catch {
         return null;
