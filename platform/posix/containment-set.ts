@@ -183,7 +183,7 @@ export class ContainmentSet {
       if (!this.hooks.forbiddenGroups.has(entry.sid)) this.knownGroups.add(entry.sid);
     }
     const live = [...members.values()].filter((e) => !e.zombie);
-    this.reapZombies(members, table);
+    this.reapZombies(table, members);
     // Read last: a group found empty after the table was read was empty for the whole look.
     const groupPopulated = group ? group.populated() : false;
     return {
@@ -233,16 +233,13 @@ export class ContainmentSet {
    * an orphan of a task can be such a child: every process Bun spawns for a task leads its own
    * session and is in bunChildren until Bun reaps it, and anything else Bun spawns stays in ours.
    */
-  private reapZombies(members: Map<number, ProcEntry>, table: Map<number, ProcEntry>): void {
+  private reapZombies(table: Map<number, ProcEntry>, members: ReadonlyMap<number, ProcEntry> = new Map()): void {
     const { reap, ownPid, bunChildren, forbiddenGroups } = this.hooks;
     if (!reap) return;
-    for (const entry of members.values()) {
-      if (entry.zombie && entry.ppid === ownPid && !bunChildren.has(entry.pid)) reap(entry.pid);
-    }
+    // Every member is in the table (a look places what it reads from the group there too).
     for (const entry of table.values()) {
-      if (entry.zombie && entry.ppid === ownPid && !bunChildren.has(entry.pid) && !members.has(entry.pid) && !forbiddenGroups.has(entry.sid)) {
-        reap(entry.pid);
-      }
+      if (!entry.zombie || entry.ppid !== ownPid || bunChildren.has(entry.pid)) continue;
+      if (members.has(entry.pid) || !forbiddenGroups.has(entry.sid)) reap(entry.pid);
     }
   }
 
@@ -250,7 +247,7 @@ export class ContainmentSet {
   private reapLateOrphans(): void {
     if (!this.hooks.reap) return;
     try {
-      this.reapZombies(new Map(), new Map(this.hooks.reader.list().map((e) => [e.pid, e])));
+      this.reapZombies(new Map(this.hooks.reader.list().map((e) => [e.pid, e])));
     } catch {
       // The next look of any stop reaps them.
     }
