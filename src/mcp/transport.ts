@@ -119,7 +119,8 @@ export class GatedStdioTransport implements Transport {
    * of it will be parsed, so its bytes are let go at once: only the scan goes on, for its `id`.
    */
   private scan(piece: Buffer): void {
-    if (!this.keeping || this.settled) this.noteDropped(piece.length);
+    // (A settled frame is never kept: settling happens only once keeping stopped.)
+    if (!this.keeping) this.noteDropped(piece.length);
     if (this.settled) {
       // Only the newline that ends it matters now; its bytes still count against the cap.
       return;
