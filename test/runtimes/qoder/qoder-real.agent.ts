@@ -17,9 +17,6 @@ const installed = fs.existsSync(QODERCLI);
 if (!installed) console.warn(`qoder live checks skipped: ${QODERCLI} is not installed (run npm install)`);
 const hasNode = Bun.which("node") !== null;
 
-const family = (registry: Parameters<typeof qoderRuntimeFamily>[0], services: Parameters<typeof qoderRuntimeFamily>[1], options: unknown, diagnostics: Parameters<typeof qoderRuntimeFamily>[3]) =>
-  qoderRuntimeFamily(registry, services, options, diagnostics);
-
 describe.skipIf(!installed || !hasNode || process.platform === "win32")("the real qodercli 1.1.52", () => {
   let base: string;
   let home: string;
@@ -30,7 +27,7 @@ describe.skipIf(!installed || !hasNode || process.platform === "win32")("the rea
     fs.mkdirSync(home);
     const envFile = path.join(base, "provider.env");
     writeProviderEnv(envFile, { HOME: home, NO_COLOR: "1" });
-    rig = await startNativeRig(family, ["qoder"], { provider_env_file: envFile, qoder: { enabled: true, bin: QODERCLI, use_proxy: false } });
+    rig = await startNativeRig((registry, services, options, diagnostics) => qoderRuntimeFamily(registry, services, options, diagnostics), ["qoder"], { provider_env_file: envFile, qoder: { enabled: true, bin: QODERCLI, use_proxy: false } });
   });
   afterAll(async () => {
     await rig?.stop();
