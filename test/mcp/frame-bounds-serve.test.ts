@@ -15,14 +15,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { BUN, CLI, isLinux } from "../support/proc.ts";
+import { expectServeMemory, FrameServe as Serve, type FrameReply as Reply } from "../support/frame-serve.ts";
+import { isLinux } from "../support/proc.ts";
 import { removeDir, tempDir } from "../support/temp.ts";
 import { treeSnapshot } from "../support/tree.ts";
 
-const BIN = process.env.SERVERFS_TEST_SERVE_BIN;
 const MB = 1024 * 1024;
-const LIMIT_MB = 120;
-const SETTLED_MB = 20;
 // a ceiling for a loaded 2-core machine, not a timing assertion
 setDefaultTimeout(240_000);
 
@@ -34,75 +32,6 @@ const META = {
 const VALUES = "Invalid request: the message holds more than 10000 JSON values (serve's limit per message)";
 const STRINGS = "Invalid request: the message holds more than 10000 strings (serve's limit per message)";
 const DEPTH = "Invalid request: the message nests arrays and objects more than 64 levels deep (serve's limit per message)";
-
-interface Reply {
-  id?: unknown;
-  result?: { structuredContent?: { matches: unknown[]; returned: number; truncated: boolean }; isError?: boolean };
-  error?: { code: number; message: string };
-}
-
-/** A serve process spoken to in raw frames; replies are kept in arrival order. */
-class Serve {
-  readonly proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
-  readonly replies: Reply[] = [];
-  private wake: Array<() => void> = [];
-
-  constructor(config: string, cwd: string) {
-    const cmd = BIN ? [path.resolve(BIN)] : [BUN, CLI];
-    this.proc = Bun.spawn([...cmd, "serve", "--config", config], { cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } });
-    void this.pump();
-  }
-
-  private async pump(): Promise<void> {
-    const decoder = new TextDecoder();
-    let partial = "";
-    for await (const chunk of this.proc.stdout) {
-      partial += decoder.decode(chunk, { stream: true });
-      const lines = partial.split("\n");
-      partial = lines.pop()!;
-      for (const l of lines) if (l !== "") this.replies.push(JSON.parse(l) as Reply);
-      for (const w of this.wake.splice(0)) w();
-    }
-    for (const w of this.wake.splice(0)) w();
-  }
-
-  /** Write `bytes` in 1 MiB pieces, waiting for each to be taken (a big frame is written as a host writes it). */
-  async write(bytes: Buffer): Promise<void> {
-    for (let i = 0; i < bytes.length; i += MB) {
-      this.proc.stdin.write(bytes.subarray(i, i + MB));
-      await this.proc.stdin.flush();
-    }
-  }
-
-  send(...frames: object[]): Promise<void> {
-    return this.write(Buffer.from(frames.map((f) => `${JSON.stringify(f)}\n`).join("")));
-  }
-
-  async reply(id: unknown): Promise<Reply> {
-    for (;;) {
-      const found = this.replies.find((r) => r.id === id);
-      if (found) return found;
-      if (this.proc.exitCode !== null) throw new Error(`serve exited before answering ${String(id)}`);
-      await new Promise<void>((resolve) => this.wake.push(resolve));
-    }
-  }
-
-  /** Where the answer to `id` is in arrival order. */
-  position(id: unknown): number {
-    return this.replies.findIndex((r) => r.id === id);
-  }
-
-  status(field: "VmHWM" | "VmRSS"): number {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${this.proc.pid}/status`, "utf8"));
-    return Number(m![1]) / 1024;
-  }
-
-  async close(): Promise<string> {
-    this.proc.stdin.end();
-    expect(await this.proc.exited).toBe(0);
-    return new Response(this.proc.stderr).text();
-  }
-}
 
 /** `{"jsonrpc":"2.0",…}` whose `slot` (a JSON fragment with a `@` where the values go) holds `unit` repeated to about `bytes`. */
 function manyValues(head: string, slot: string, unit: string, bytes: number): Buffer {
@@ -163,14 +92,6 @@ describe.skipIf(!isLinux)("frames of many tiny values through real serve (Linux:
     return refused;
   }
 
-  async function expectMemory(s: Serve, idle: number): Promise<void> {
-    if (!BIN) return;
-    expect(s.status("VmHWM")).toBeLessThanOrEqual(LIMIT_MB);
-    // measured 2 s after the last answer, as the promise is stated
-    await Bun.sleep(2000);
-    expect(s.status("VmRSS")).toBeLessThanOrEqual(idle + SETTLED_MB);
-  }
-
   const noMatches = { matches: [], returned: 0, truncated: false, unreadable: 0, ignored: 0 };
 
   test("default cap (10 MiB), 2025 era: {} in tool arguments, [] in a notification's _meta", async () => {
@@ -189,7 +110,7 @@ describe.skipIf(!isLinux)("frames of many tiny values through real serve (Linux:
     expect((await s.reply("slow")).result?.structuredContent).toEqual(noMatches);
     // one answer each, none for the notification
     expect(s.replies.map((r) => r.id).sort()).toEqual(["init", "list", "many", "ping", "slow", "warm"]);
-    await expectMemory(s, idle);
+    await expectServeMemory(s, idle);
     const stderr = await s.close();
     expect(stderr).toContain('"event":"request_refused","rpc_code":-32600,"method":"tools/call","bound":"values"');
     expect(stderr).toContain('"event":"frame_dropped","reason":"over_bounds","bound":"values"');
@@ -219,7 +140,7 @@ describe.skipIf(!isLinux)("frames of many tiny values through real serve (Linux:
     expect((await s.reply("again")).error).toBeUndefined();
     expect((await s.reply("slow")).result?.structuredContent).toEqual(noMatches);
     expect(s.replies.map((r) => r.id).sort()).toEqual([7, 8, 9, "again", "init", "list", "slow", "warm"] as unknown[]);
-    await expectMemory(s, idle);
+    await expectServeMemory(s, idle);
     await s.close();
     expect(treeSnapshot(workdir)).toEqual(before);
   });
