@@ -121,7 +121,7 @@ describe("regex semantics per line", () => {
     expect(at(await rx(f.svc, "c+needle$", { glob: "edge.txt" }))).toEqual(["edge.txt:1"]);
   });
 
-  test("a large pattern matches shorter lines: the line cap is min(64 KiB, 4 Mi / its instruction count), exactly", async () => {
+  test("a large pattern matches shorter lines: the line cap is min(64 KiB, 2 Mi / its instruction count), exactly", async () => {
     const f = single();
     // a[ab]{900}c compiles to ~900 instructions: its cap is a few KiB
     const compiled = compileLineRegex("a[ab]{900}c", true) as RegexLines;

@@ -62,10 +62,10 @@ describe.skipIf(!isLinux)("regex searches that exhaust the engine, through real 
     fs.mkdirSync(workdir);
     // half a MiB each, 16 KiB lines: the DFA blow-up of the report, and a second file for the second search
     for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(workdir, `blowup-${i}.txt`), twoLetterLines(17 + i, 16 * 1024, 32));
-    // one 60 KiB line: over the line cap of a 904-instruction pattern (8 Mi / 904 = 9,279 bytes)
+    // one 60 KiB line: over the line cap of a 904-instruction pattern (2 Mi / 904 = 2,319 bytes)
     fs.writeFileSync(path.join(workdir, "one-line.txt"), twoLetterLines(91, 60 * 1024, 1));
-    // 8 KiB lines, under that cap: the engine really runs
-    for (let i = 0; i < 2; i++) fs.writeFileSync(path.join(workdir, `wide-${i}.txt`), twoLetterLines(93 + i, 8 * 1024, 32));
+    // 2 KiB lines, under that cap: the engine really runs, for seconds
+    for (let i = 0; i < 2; i++) fs.writeFileSync(path.join(workdir, `wide-${i}.txt`), twoLetterLines(93 + i, 2 * 1024, 128));
     fs.writeFileSync(path.join(workdir, "plain.txt"), "needle\n");
     before = treeSnapshot(workdir);
     config = path.join(base, "serverfs.toml");

@@ -24,12 +24,13 @@
 // cost per byte grows with the program (each byte can step every instruction), so the bytes one
 // call may see are bounded by a WORK budget of bytes x instructions: a line longer than
 // lineCap = min(MAX_REGEX_LINE_BYTES, MAX_REGEX_CALL_WORK / programSize) is never a regex match,
-// and pieces never grow past it. MAX_REGEX_CALL_WORK is ~30-60 ms of the worst pattern on the
-// 2-core bench machine (`a[ab]{900}[^ab]` over two-letter text: ~5 ns per byte-instruction), so
-// no call holds the thread it runs on (the main thread included, and everywhere: the bound does
-// not depend on the search worker) for long; between calls pieces are sized so that one call
-// takes about TARGET_MS (halved after a slow call, doubled after a fast one) and the walk's clock
-// is checked.
+// and pieces never grow past it. The per-instruction cost also depends on the instruction: a
+// large class such as \p{L} is a binary search per byte (~25 ns per byte-instruction for
+// `\p{L}{999}\d` on the 2-core bench machine under load, ~8 ns for `a[ab]{900}[^ab]`), so
+// MAX_REGEX_CALL_WORK is sized for the costly kind: ~50 ms per call at worst, which no call holds
+// the thread it runs on (the main thread included, and everywhere: the bound does not depend on
+// the search worker) for longer than. Between calls pieces are sized so that one call takes about
+// TARGET_MS (halved after a slow call, doubled after a fast one) and the walk's clock is checked.
 //
 // Memory: re2js's lazy DFA caches states up to a budget of its own reckoning (8 MiB by default,
 // ~3x that in JS heap), then throws them away and starts again, or gives up for the NFA when it
@@ -53,8 +54,8 @@ export const MAX_REGEX_CHARS = 1024;
 export const MAX_REGEX_PROGRAM = 2000;
 /** Longest line a regex is matched against; longer lines are never regex matches. */
 export const MAX_REGEX_LINE_BYTES = 64 * 1024;
-/** Bytes x program instructions one engine call may see (see the header): 4 Mi. */
-export const MAX_REGEX_CALL_WORK = 4 * 1024 * 1024;
+/** Bytes x program instructions one engine call may see (see the header): 2 Mi. */
+export const MAX_REGEX_CALL_WORK = 2 * 1024 * 1024;
 /** re2js's DFA state budget (its own cost estimate) for one search, and for all of one thread's searches. */
 export const DFA_SEARCH_BYTES = 256 * 1024;
 export const DFA_THREAD_BYTES = 1024 * 1024;
