@@ -33,6 +33,15 @@ const BIG_FRAME_BYTES = 1024 * 1024;
  */
 const DROPPED_COLLECT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Once an answer this large (a media read's or a download's base64, a large page) is written, the
+ * file's bytes, their base64 text, the SDK's validation copy of it and the written pieces are all
+ * garbage, about five times the file. The collector, paced by allocation, let twenty 5 MiB media
+ * reads in a row pile them up to 148 MB; collecting after each such answer frees them before the
+ * next request allocates its own. A full collection costs milliseconds; such answers are rare.
+ */
+const BIG_ANSWER_CHARS = 1024 * 1024;
+
 export interface GatedTransportOptions {
   maxFrameBytes: number;
   requests: RequestSchemas;
@@ -228,7 +237,12 @@ export class GatedStdioTransport implements Transport {
     if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.markAnswered(message.id);
     const pieces = framePieces(message);
     const sent = this.tail.then(async () => {
-      for (const piece of pieces) if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+      let written = 0;
+      for (const piece of pieces) {
+        written += piece.length;
+        if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+      }
+      if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
     });
     this.tail = sent.catch(() => {});
     if (!this.answered && "id" in message && ("result" in message || "error" in message)) {
