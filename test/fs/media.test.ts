@@ -51,10 +51,10 @@ describe("read_media_file", () => {
       elf: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]),
       text: Buffer.from("hello\n"),
     };
-    for (const [name, bytes] of Object.entries(misses)) expect({ name, type: sniffMedia(bytes) }).toEqual({ name, type: null });
+    for (const [name, bytes] of Object.entries(misses)) expect({ name, type: sniffMedia(bytes, true) }).toEqual({ name, type: null });
     // and the positive controls the misses were cut from
-    expect(sniffMedia(mp3Frame())?.mime_type).toBe("audio/mpeg");
-    expect(sniffMedia(wav())?.mime_type).toBe("audio/wav");
+    expect(sniffMedia(mp3Frame(), true)?.mime_type).toBe("audio/mpeg");
+    expect(sniffMedia(wav(), true)?.mime_type).toBe("audio/wav");
   });
 
   test("size cap: exactly max_media_bytes is served, one byte more is MEDIA_FILE_TOO_LARGE; non-media is refused first", async () => {
