@@ -17,8 +17,8 @@ export interface MediaOutput {
   revision: string;
 }
 
-export function readMediaFile(ws: Workspace, t: Target, max: number): { meta: MediaOutput; bytes: Buffer } {
-  const { bytes, revision } = readWholeFile(ws, t, max, "MEDIA_FILE_TOO_LARGE", (fd) => {
+export async function readMediaFile(ws: Workspace, t: Target, max: number): Promise<{ meta: MediaOutput; bytes: Buffer }> {
+  const { bytes, revision } = await readWholeFile(ws, t, max, "MEDIA_FILE_TOO_LARGE", (fd) => {
     const head = Buffer.allocUnsafe(SNIFF_BYTES);
     const got = readFully(fd, head, 0);
     if (sniffMedia(head.subarray(0, got), got < SNIFF_BYTES) === null) throw fail("UNSUPPORTED_MEDIA_TYPE", t.alias, t.rel);
