@@ -155,6 +155,7 @@ function requestExtra(ctx: ServerContext, server: Server): RequestExtra {
   const clientCapabilities = declared ?? server.getClientCapabilities();
   return {
     ctx,
+    requestId: ctx.mcpReq.id,
     ...(clientCapabilities ? { clientCapabilities } : {}),
     ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta } : {}),
     sendNotification: (notification) => ctx.mcpReq.notify(notification),

@@ -44,6 +44,8 @@ export interface RequestExtra {
   sendNotification: (notification: ServerNotification) => Promise<void>;
   /** The SDK's own request context (input responses, request state), for the few tools that need it. */
   ctx?: ServerContext;
+  /** The request's JSON-RPC id (absent where a tool is called outside a request). */
+  requestId?: string | number;
   /** What the client declared it supports: at initialize (2025 era) or in this request's envelope (2026). */
   clientCapabilities?: ClientCapabilities;
 }

@@ -13,6 +13,7 @@ import { once } from "node:events";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { EraLock } from "./era.ts";
 import { type FrameShape, FrameScanner } from "./frame-scan.ts";
+import { largeAnswers } from "./large-answers.ts";
 import { framePieces } from "./stdio-buffers.ts";
 import { type Inbound, type RequestSchemas, type WireError, checkFrame } from "./wire.ts";
 
@@ -82,7 +83,9 @@ export class GatedStdioTransport implements Transport {
     private readonly stdin: NodeJS.ReadableStream,
     private readonly stdout: NodeJS.WritableStream,
     private readonly options: GatedTransportOptions,
-  ) {}
+  ) {
+    largeAnswers.reportsWrittenAnswers();
+  }
 
   async start(): Promise<void> {
     if (this.started) throw new Error("transport already started");
@@ -236,13 +239,18 @@ export class GatedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.markAnswered(message.id);
     const pieces = framePieces(message);
+    const answered = ("result" in message || "error" in message) && "id" in message ? message.id : undefined;
     const sent = this.tail.then(async () => {
       let written = 0;
-      for (const piece of pieces) {
-        written += piece.length;
-        if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+      try {
+        for (const piece of pieces) {
+          written += piece.length;
+          if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+        }
+      } finally {
+        if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
+        if (answered !== undefined && answered !== null) largeAnswers.written(answered);
       }
-      if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
     });
     this.tail = sent.catch(() => {});
     if (!this.answered && "id" in message && ("result" in message || "error" in message)) {

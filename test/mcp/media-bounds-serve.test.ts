@@ -6,9 +6,12 @@
 // and UTF-32LE open with FF FE, which looks like an MPEG frame sync) was served as audio/mpeg; every
 // BOM text is now UNSUPPORTED_MEDIA_TYPE. Other requests are answered while a large read runs, by
 // construction: serve reads a media file in 1 MiB steps and gives the event loop back between
-// them, so a small media read, a ping and a tools/list written after a 5 MiB read in the same
-// write are all answered before it, whatever the machine's speed: they need no step that waits
-// for the event loop, the large read needs five. Nothing on disk changes.
+// them, so a small read_text_file, a ping and a tools/list written after a 5 MiB read in the
+// same write are all answered before it, whatever the machine's speed: they need no step that
+// waits for the event loop, the large read needs five (without the steps the large read, started
+// first, answers before the small read: the test fails). Media reads and downloads run one at a
+// time, each once the previous answer is written: ten 5 MiB reads written at once stay within
+// the bound too. Nothing on disk changes.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -41,7 +44,6 @@ describe.skipIf(!isLinux)("read_media_file through real serve (Linux: memory fro
   let base = "";
   let workdir = "";
   let image = Buffer.alloc(0);
-  let small = Buffer.alloc(0);
   beforeAll(() => {
     base = tempDir("sfs-media-bounds-");
     workdir = path.join(base, "w");
@@ -50,8 +52,7 @@ describe.skipIf(!isLinux)("read_media_file through real serve (Linux: memory fro
     const png = fs.readFileSync(path.join(import.meta.dir, "../fixtures/media/image.png"));
     image = Buffer.concat([png, Buffer.alloc(MAX_MEDIA - png.length, 0xa5)]);
     fs.writeFileSync(path.join(workdir, "max.png"), image);
-    small = png;
-    fs.writeFileSync(path.join(workdir, "small.png"), small);
+    fs.writeFileSync(path.join(workdir, "small.txt"), "small\n");
     for (const [name, bytes] of Object.entries(BOM_TEXTS)) fs.writeFileSync(path.join(workdir, name), bytes);
     fs.writeFileSync(path.join(base, "serverfs.toml"), `[[workdirs]]\nalias = "w"\npath = ${JSON.stringify(workdir)}\nread_only = true\nbinary_transfer_enabled = false\n`);
   });
@@ -92,6 +93,19 @@ describe.skipIf(!isLinux)("read_media_file through real serve (Linux: memory fro
     expect(treeSnapshot(workdir)).toEqual(before);
   });
 
+  test("ten 5 MiB image reads written at once: all answered whole, one at a time, peak RSS ≤ 120 MB", async () => {
+    const before = treeSnapshot(workdir);
+    const { s, idle } = await open();
+    await s.send(...Array.from({ length: 10 }, (_, i) => readMedia(`at-once-${i}`, "max.png")));
+    for (let i = 0; i < 10; i++) {
+      expectImage(await s.reply(`at-once-${i}`));
+      s.replies.splice(s.position(`at-once-${i}`), 1);
+    }
+    await expectServeMemory(s, idle);
+    await s.close();
+    expect(treeSnapshot(workdir)).toEqual(before);
+  });
+
   test("text with a byte order mark (UTF-8, UTF-16LE/BE, UTF-32LE/BE) is UNSUPPORTED_MEDIA_TYPE, never audio", async () => {
     const before = treeSnapshot(workdir);
     const { s, idle } = await open();
@@ -112,22 +126,20 @@ describe.skipIf(!isLinux)("read_media_file through real serve (Linux: memory fro
     expect(treeSnapshot(workdir)).toEqual(before);
   });
 
-  test("a small read, a ping and a tools/list written after a 5 MiB read in one write are answered before it", async () => {
-    // The read takes more than one step by construction: that is what lets the others in. The
-    // small read goes through the very same code as the large one, so without those steps the
-    // large one, started first, would also answer first.
+  test("a small text read, a ping and a tools/list written after a 5 MiB read in one write are answered before it", async () => {
+    // The read takes more than one step by construction: that is what lets the others in.
     expect(MAX_MEDIA / YIELD_BYTES).toBeGreaterThanOrEqual(2);
     const before = treeSnapshot(workdir);
     const { s, idle } = await open();
     for (let round = 0; round < 3; round++) {
       await s.send(
         readMedia(`slow-${round}`, "max.png"),
-        readMedia(`small-${round}`, "small.png"),
+        { jsonrpc: "2.0", id: `small-${round}`, method: "tools/call", params: { name: "read_text_file", arguments: { workdir: "w", path: "small.txt" } } },
         { jsonrpc: "2.0", id: `ping-${round}`, method: "ping" },
         { jsonrpc: "2.0", id: `list-${round}`, method: "tools/list" },
       );
       expectImage(await s.reply(`slow-${round}`));
-      expect((await s.reply(`small-${round}`)).result?.structuredContent).toMatchObject({ path: "small.png", mime_type: "image/png", size: small.length });
+      expect((await s.reply(`small-${round}`)).result?.structuredContent).toMatchObject({ path: "small.txt", content: "small\n" });
       expect(await s.reply(`ping-${round}`)).toEqual({ jsonrpc: "2.0", id: `ping-${round}`, result: {} } as Reply);
       expect((await s.reply(`list-${round}`)).error).toBeUndefined();
       const slow = s.position(`slow-${round}`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { largeAnswers } from "../../large-answers.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { revisionOut, targetPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -29,12 +30,14 @@ export function readMediaFileTool(deps: FsToolDeps): McpTool {
     hints: HINTS.read,
     input: readMediaFileInput,
     output: readMediaFileOutput,
-    handler: async (args) => {
-      const { meta, bytes } = await deps.files.readMediaFile(args);
-      return {
-        structured: meta,
-        content: [{ type: meta.kind, data: bytes.toString("base64"), mimeType: meta.mime_type }],
-      };
-    },
+    // One at a time, each once the previous answer is written: every one holds the whole file.
+    handler: (args, { signal, extra }) =>
+      largeAnswers.run(extra.requestId, signal, async () => {
+        const { meta, bytes } = await deps.files.readMediaFile(args);
+        return {
+          structured: meta,
+          content: [{ type: meta.kind, data: bytes.toString("base64"), mimeType: meta.mime_type }],
+        };
+      }),
   });
 }
