@@ -25,7 +25,8 @@ export function readMediaFileTool(deps: FsToolDeps): McpTool {
     description:
       "Return an image (PNG, JPEG, GIF, WebP) or audio file (WAV, MP3, Ogg Vorbis/Opus/FLAC/Speex) as an MCP " +
       "image or audio content block (base64 data and mimeType). The type is recognised from the file's bytes, " +
-      "not its name; anything else is UNSUPPORTED_MEDIA_TYPE, and files over the media size limit are " +
+      "not its name, and strictly; anything else, text included (any byte order mark, whatever follows), is " +
+      "UNSUPPORTED_MEDIA_TYPE, and files over the media size limit are " +
       "MEDIA_FILE_TOO_LARGE. Use read_text_file for text.",
     hints: HINTS.read,
     input: readMediaFileInput,
