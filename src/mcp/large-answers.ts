@@ -4,8 +4,10 @@
 // them) had ten of those alive together, and serve's peak reached 215 MB. So a tool whose answer
 // is that large runs inside `largeAnswers.run`: it starts only once the previous one's answer
 // has been written out (the stdio transport reports each written answer by id), or its request
-// was cancelled. The others wait holding nothing. Where no transport reports written answers
-// (the in-memory transport of the tests), the slot is let go when the tool returns.
+// was cancelled. The others wait holding nothing. Each ServerfsMcp has its gate (server.ts), and
+// only serveOverStdio, whose transport reports written answers, switches it to holding the slot
+// until the write; elsewhere (the in-memory transport of the tests) it is let go when the tool
+// returns.
 
 type RequestId = string | number;
 
@@ -14,7 +16,7 @@ export class LargeAnswerGate {
   private readonly waiting: Array<() => void> = [];
   private reported = false;
 
-  /** A transport that will call `written` for every answer it writes says so once. */
+  /** The transport in use will call `written` for every answer it writes (serveOverStdio says so once). */
   reportsWrittenAnswers(): void {
     this.reported = true;
   }
@@ -49,6 +51,3 @@ export class LargeAnswerGate {
     this.waiting.shift()?.();
   }
 }
-
-/** serve's one gate: a serve process speaks to one client. */
-export const largeAnswers = new LargeAnswerGate();

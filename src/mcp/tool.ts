@@ -2,6 +2,7 @@
 // schemas, all four annotations, a handler) and `defineTool` closes over the handler: the only
 // way to run it is `McpTool.call`, which applies argument parsing, error mapping, output
 // validation, the text mirror and the audit line. No tool can skip any of them.
+import type { LargeAnswerGate } from "./large-answers.ts";
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -46,6 +47,8 @@ export interface RequestExtra {
   ctx?: ServerContext;
   /** The request's JSON-RPC id (absent where a tool is called outside a request). */
   requestId?: string | number;
+  /** The server's one-large-answer-at-a-time gate (large-answers.ts); absent outside a server. */
+  largeAnswers?: LargeAnswerGate;
   /** What the client declared it supports: at initialize (2025 era) or in this request's envelope (2026). */
   clientCapabilities?: ClientCapabilities;
 }

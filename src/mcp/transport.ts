@@ -13,7 +13,6 @@ import { once } from "node:events";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { EraLock } from "./era.ts";
 import { type FrameShape, FrameScanner } from "./frame-scan.ts";
-import { largeAnswers } from "./large-answers.ts";
 import { framePieces } from "./stdio-buffers.ts";
 import { type Inbound, type RequestSchemas, type WireError, checkFrame } from "./wire.ts";
 
@@ -52,6 +51,8 @@ export interface GatedTransportOptions {
   onClosed?: () => void;
   /** Told once, after the first answer (initialize's, or server/discover's) has been written. */
   onFirstAnswer?: () => void;
+  /** Told after each answer has been written (or its write failed), with the request's id. */
+  onAnswerWritten?: (id: string | number) => void;
 }
 
 export class GatedStdioTransport implements Transport {
@@ -83,9 +84,7 @@ export class GatedStdioTransport implements Transport {
     private readonly stdin: NodeJS.ReadableStream,
     private readonly stdout: NodeJS.WritableStream,
     private readonly options: GatedTransportOptions,
-  ) {
-    largeAnswers.reportsWrittenAnswers();
-  }
+  ) {}
 
   async start(): Promise<void> {
     if (this.started) throw new Error("transport already started");
@@ -249,7 +248,7 @@ export class GatedStdioTransport implements Transport {
         }
       } finally {
         if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
-        if (answered !== undefined && answered !== null) largeAnswers.written(answered);
+        if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
       }
     });
     this.tail = sent.catch(() => {});

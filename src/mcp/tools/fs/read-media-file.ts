@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { largeAnswers } from "../../large-answers.ts";
+import { LargeAnswerGate } from "../../large-answers.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { revisionOut, targetPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -33,7 +33,7 @@ export function readMediaFileTool(deps: FsToolDeps): McpTool {
     output: readMediaFileOutput,
     // One at a time, each once the previous answer is written: every one holds the whole file.
     handler: (args, { signal, extra }) =>
-      largeAnswers.run(extra.requestId, signal, async () => {
+      (extra.largeAnswers ?? ungated).run(extra.requestId, signal, async () => {
         const { meta, bytes } = await deps.files.readMediaFile(args);
         return {
           structured: meta,
@@ -42,3 +42,6 @@ export function readMediaFileTool(deps: FsToolDeps): McpTool {
       }),
   });
 }
+
+/** Outside a server (no gate of its own): one call at a time, each let go when it returns. */
+const ungated = new LargeAnswerGate();
