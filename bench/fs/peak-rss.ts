@@ -92,9 +92,11 @@ function buildTree(dir: string): void {
   const logChunk = Buffer.from(Array.from({ length: 16_384 }, (_, i) => `2026-12-01T00:00:00Z worker ${i % 97} event ${i}\n`).join(""));
   for (let written = 0; written < 256 * MiB; written += logChunk.length) fs.writeSync(logFd, logChunk);
   fs.closeSync(logFd);
-  // The largest image read_media_file serves with the default max_media_bytes (5 MiB).
-  const pngHead = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  fs.writeFileSync(path.join(dir, "max.png"), Buffer.concat([pngHead, Buffer.alloc(5 * MiB - pngHead.length, 0xa5)]));
+  // The largest image read_media_file serves with the default max_media_bytes (5 MiB): a real
+  // PNG (test/fixtures/media, made by ImageMagick) padded after its end, so the strict sniffer
+  // takes it for what it is.
+  const png = fs.readFileSync(path.join(ROOT, "test/fixtures/media/image.png"));
+  fs.writeFileSync(path.join(dir, "max.png"), Buffer.concat([png, Buffer.alloc(5 * MiB - png.length, 0xa5)]));
   // The largest download the default limit allows.
   fs.writeFileSync(path.join(dir, "max.bin"), Buffer.alloc(8 * MiB, 0xa5));
 }
@@ -189,6 +191,31 @@ const SCENARIOS: Scenario[] = [
   {
     name: "read: read_media_file, 5 MiB image",
     run: async (s) => outcome(await s.call("read_media_file", { workdir: "w", path: "max.png" })),
+  },
+  {
+    // Once climbed to ~148-195 MB: each read's garbage (file bytes, base64, the SDK's atob copy,
+    // written pieces) piled up until the allocation-paced collector ran.
+    name: "read: read_media_file, 20 × 5 MiB image in a row",
+    run: async (s) => {
+      const results = new Set<string>();
+      for (let i = 0; i < 20; i++) results.add(outcome(await s.call("read_media_file", { workdir: "w", path: "max.png" })));
+      return [...results].join(",");
+    },
+  },
+  {
+    // Once 215 MB: every answer's base64 was alive until its turn on stdout. Now one at a time.
+    name: "read: read_media_file, 10 × 5 MiB image at once",
+    run: async (s) => {
+      const results = await Promise.all(Array.from({ length: 10 }, () => s.call("read_media_file", { workdir: "w", path: "max.png" })));
+      return [...new Set(results.map(outcome))].join(",");
+    },
+  },
+  {
+    name: "download: 6 × 8 MiB binary at once",
+    run: async (s) => {
+      const results = await Promise.all(Array.from({ length: 6 }, () => s.call("download_binary_file", { workdir: "w", path: "max.bin" })));
+      return [...new Set(results.map(outcome))].join(",");
+    },
   },
   {
     name: "list_directory: 50 000 entries, last page",

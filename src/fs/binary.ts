@@ -2,7 +2,7 @@
 
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import { withFd, type Target, type Workspace } from "./context.ts";
+import { closeQuietly, type Target, type Workspace } from "./context.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { mimeTypeFor } from "./mime.ts";
@@ -32,6 +32,8 @@ export interface UploadOutput {
 }
 
 const CHUNK = 64 * 1024;
+/** Bytes read between two returns to the event loop (a 5 MiB media read takes five steps). */
+export const YIELD_BYTES = 1024 * 1024;
 
 /**
  * Test seam: called after each chunk of a download is read, so a test can make a real writer act
@@ -39,8 +41,8 @@ const CHUNK = 64 * 1024;
  */
 export const downloadReadHooks: { afterChunk: ((bytesRead: number) => void) | null } = { afterChunk: null };
 
-export function downloadBinaryFile(ws: Workspace, t: Target): { meta: BinaryMeta; bytes: Uint8Array } {
-  const { bytes, revision } = readWholeFile(ws, t, t.wd.workdir.max_binary_transfer_bytes, "BINARY_FILE_TOO_LARGE");
+export async function downloadBinaryFile(ws: Workspace, t: Target): Promise<{ meta: BinaryMeta; bytes: Uint8Array }> {
+  const { bytes, revision } = await readWholeFile(ws, t, t.wd.workdir.max_binary_transfer_bytes, "BINARY_FILE_TOO_LARGE");
   const name = t.parts[t.parts.length - 1] ?? "";
   return {
     meta: {
@@ -58,18 +60,21 @@ export function downloadBinaryFile(ws: Workspace, t: Target): { meta: BinaryMeta
 /**
  * Every byte of the regular file at `t`, at most `max` of them (`tooLarge` above it, judged on
  * the size at open), with the revision they belong to. Shared by download_binary_file and
- * read_media_file.
+ * read_media_file. The file is read in steps of YIELD_BYTES with the event loop given back
+ * between them, so a large read never holds up the other requests of the connection; the
+ * revision check at the end still proves every byte belongs to one version.
  */
-export function readWholeFile(
+export async function readWholeFile(
   ws: Workspace,
   t: Target,
   max: number,
   tooLarge: "BINARY_FILE_TOO_LARGE" | "MEDIA_FILE_TOO_LARGE",
   /** Runs on the held descriptor before the size check (read_media_file refuses non-media first). */
   inspect?: (fd: number) => void,
-): { bytes: Buffer; revision: string } {
+): Promise<{ bytes: Buffer; revision: string }> {
   const opened = openRegularForRead(ws, t, "read");
-  return withFd(opened.fd, (fd) => {
+  const fd = opened.fd;
+  try {
     const revision = revisionOf(opened.st);
     inspect?.(fd);
     if (Number(opened.st.size) > max) throw fail(tooLarge, t.alias, t.rel);
@@ -77,6 +82,7 @@ export function readWholeFile(
     // read, whatever the new size, never "too large" (the size checked was in bounds).
     const out = Buffer.allocUnsafe(Number(opened.st.size) + 1);
     let got = 0;
+    let sinceYield = 0;
     for (;;) {
       const want = Math.min(CHUNK, out.length - got);
       if (want === 0) throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
@@ -84,12 +90,19 @@ export function readWholeFile(
       if (n === 0) break;
       got += n;
       downloadReadHooks.afterChunk?.(got);
+      sinceYield += n;
+      if (sinceYield >= YIELD_BYTES) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     if (revisionOf(fs.fstatSync(fd, { bigint: true })) !== revision || got !== Number(opened.st.size)) {
       throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
     }
     return { bytes: out.subarray(0, got), revision };
-  });
+  } finally {
+    closeQuietly(fd);
+  }
 }
 
 export async function uploadBinaryFile(

@@ -17,13 +17,14 @@ export interface MediaOutput {
   revision: string;
 }
 
-export function readMediaFile(ws: Workspace, t: Target, max: number): { meta: MediaOutput; bytes: Buffer } {
-  const { bytes, revision } = readWholeFile(ws, t, max, "MEDIA_FILE_TOO_LARGE", (fd) => {
+export async function readMediaFile(ws: Workspace, t: Target, max: number): Promise<{ meta: MediaOutput; bytes: Buffer }> {
+  const { bytes, revision } = await readWholeFile(ws, t, max, "MEDIA_FILE_TOO_LARGE", (fd) => {
     const head = Buffer.allocUnsafe(SNIFF_BYTES);
-    if (sniffMedia(head.subarray(0, readFully(fd, head, 0))) === null) throw fail("UNSUPPORTED_MEDIA_TYPE", t.alias, t.rel);
+    const got = readFully(fd, head, 0);
+    if (sniffMedia(head.subarray(0, got), got < SNIFF_BYTES) === null) throw fail("UNSUPPORTED_MEDIA_TYPE", t.alias, t.rel);
   });
   // The verdict on the bytes returned, which the revision check proved are the ones sniffed.
-  const type = sniffMedia(bytes.subarray(0, SNIFF_BYTES));
+  const type = sniffMedia(bytes.subarray(0, SNIFF_BYTES), bytes.length < SNIFF_BYTES);
   if (type === null) throw fail("FILE_CHANGED_DURING_READ", t.alias, t.rel);
   return { meta: { workdir: t.alias, path: t.rel, kind: type.kind, mime_type: type.mime_type, size: bytes.length, revision }, bytes };
 }

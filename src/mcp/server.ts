@@ -41,6 +41,7 @@ import type { FsToolLimits } from "./tools/fs/common.ts";
 import type { FileServiceApi } from "./tools/fs/service.ts";
 import { RESOURCE_URI_TEMPLATE, parseResourceUri } from "./uri.ts";
 import type { RequestSchemas } from "./wire.ts";
+import { LargeAnswerGate } from "./large-answers.ts";
 
 export interface McpServerOptions {
   registry: Registry;
@@ -58,6 +59,8 @@ export interface ServerfsMcp {
   inflight: InFlight;
   /** Every request method either era may send, with the schema its handler parses: the wire gate checks against these. */
   requests: RequestSchemas;
+  /** Media reads and downloads, one large answer at a time (large-answers.ts). */
+  largeAnswers: LargeAnswerGate;
 }
 
 /** JSON-RPC error for a refused resource read: message `CODE: detail`, the code again in `data`. */
@@ -89,6 +92,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const runtime: ToolRuntime = { logger, workdirs: new Set(registry.workdirs.map((w) => w.alias)) };
   const inflight = new InFlight();
+  const largeAnswers = new LargeAnswerGate();
   // The SDK answers initialize, ping and server/discover itself, and serveStdio answers
   // subscriptions/listen; the handlers below are the rest. The gate's table is exactly these.
   const requests: RequestSchemas = new Map<string, z.ZodType>(
@@ -132,7 +136,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, "unknown tool");
       }
       const signal = AbortSignal.any([ctx.mcpReq.signal, inflight.shutdownSignal]);
-      return tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server) }, runtime);
+      return tool.call(request.params.arguments, { signal, extra: requestExtra(ctx, server, largeAnswers) }, runtime);
     });
     server.setRequestHandler("resources/list", () => ({ resources: [] }));
     server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [RESOURCE_TEMPLATE] }));
@@ -140,7 +144,7 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
     return server;
   };
 
-  return { build, registry, tools, inflight, requests };
+  return { build, registry, tools, inflight, requests, largeAnswers };
 }
 
 /** The tools/list entries: file tools from their build-time schemas when the limits match, others converted now. */
@@ -150,11 +154,13 @@ function listTools(tools: readonly McpTool[], limits: FsToolLimits): ReturnType<
 }
 
 /** What a tool sees of its request, the same in both eras. */
-function requestExtra(ctx: ServerContext, server: Server): RequestExtra {
+function requestExtra(ctx: ServerContext, server: Server, largeAnswers: LargeAnswerGate): RequestExtra {
   const declared = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
   const clientCapabilities = declared ?? server.getClientCapabilities();
   return {
     ctx,
+    requestId: ctx.mcpReq.id,
+    largeAnswers,
     ...(clientCapabilities ? { clientCapabilities } : {}),
     ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta } : {}),
     sendNotification: (notification) => ctx.mcpReq.notify(notification),

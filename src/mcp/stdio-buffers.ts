@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 
 const SEND_SLICE_CHARS = 1024 * 1024;
+/** What JSON.stringify escapes in a string: quote, backslash, control characters, surrogates (lone ones). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * One answer as JSON text in pieces of at most about SEND_SLICE_CHARS, followed by '\n'. Strings
@@ -35,7 +37,11 @@ export function* framePieces(message: unknown): Generator<string> {
     const at = head.indexOf(token, from);
     yield `${head.slice(from, at)}"`;
     const value = big[i] as string;
-    for (let j = 0; j < value.length; j += SEND_SLICE_CHARS) yield JSON.stringify(value.slice(j, j + SEND_SLICE_CHARS)).slice(1, -1);
+    for (let j = 0; j < value.length; j += SEND_SLICE_CHARS) {
+      const slice = value.slice(j, j + SEND_SLICE_CHARS);
+      // Base64 (a media read, a download) needs no escaping: written as it is, not copied again.
+      yield NEEDS_ESCAPE.test(slice) ? JSON.stringify(slice).slice(1, -1) : slice;
+    }
     yield '"';
     from = at + token.length;
   }

@@ -76,7 +76,10 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
   let deferred: Promise<void> | undefined;
   const runDeferred = (): Promise<void> => (deferred ??= (options.deferred?.() ?? Promise.resolve()).catch(() => {}));
   setTimeout(() => void runDeferred(), DEFERRED_START_MS).unref();
+  // this transport reports every written answer, so a large answer holds its slot until then
+  mcp.largeAnswers.reportsWrittenAnswers();
   const transport = new GatedStdioTransport(process.stdin, process.stdout, {
+    onAnswerWritten: (id) => mcp.largeAnswers.written(id),
     // An oversized frame closes the transport (as the SDK's own does); without a reader we must not linger.
     onClosed: () => void shutdown("transport_closed"),
     ...(options.afterFirstAnswer ? { onFirstAnswer: () => void setImmediate(options.afterFirstAnswer!) } : {}),

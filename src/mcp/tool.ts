@@ -2,6 +2,7 @@
 // schemas, all four annotations, a handler) and `defineTool` closes over the handler: the only
 // way to run it is `McpTool.call`, which applies argument parsing, error mapping, output
 // validation, the text mirror and the audit line. No tool can skip any of them.
+import type { LargeAnswerGate } from "./large-answers.ts";
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -44,6 +45,10 @@ export interface RequestExtra {
   sendNotification: (notification: ServerNotification) => Promise<void>;
   /** The SDK's own request context (input responses, request state), for the few tools that need it. */
   ctx?: ServerContext;
+  /** The request's JSON-RPC id (absent where a tool is called outside a request). */
+  requestId?: string | number;
+  /** The server's one-large-answer-at-a-time gate (large-answers.ts); absent outside a server. */
+  largeAnswers?: LargeAnswerGate;
   /** What the client declared it supports: at initialize (2025 era) or in this request's envelope (2026). */
   clientCapabilities?: ClientCapabilities;
 }

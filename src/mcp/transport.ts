@@ -33,6 +33,15 @@ const BIG_FRAME_BYTES = 1024 * 1024;
  */
 const DROPPED_COLLECT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Once an answer this large (a media read's or a download's base64, a large page) is written, the
+ * file's bytes, their base64 text, the SDK's validation copy of it and the written pieces are all
+ * garbage, about five times the file. The collector, paced by allocation, let twenty 5 MiB media
+ * reads in a row pile them up to 148 MB; collecting after each such answer frees them before the
+ * next request allocates its own. A full collection costs milliseconds; such answers are rare.
+ */
+const BIG_ANSWER_CHARS = 1024 * 1024;
+
 export interface GatedTransportOptions {
   maxFrameBytes: number;
   requests: RequestSchemas;
@@ -42,6 +51,8 @@ export interface GatedTransportOptions {
   onClosed?: () => void;
   /** Told once, after the first answer (initialize's, or server/discover's) has been written. */
   onFirstAnswer?: () => void;
+  /** Told after each answer has been written (or its write failed), with the request's id. */
+  onAnswerWritten?: (id: string | number) => void;
 }
 
 export class GatedStdioTransport implements Transport {
@@ -227,8 +238,18 @@ export class GatedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.markAnswered(message.id);
     const pieces = framePieces(message);
+    const answered = ("result" in message || "error" in message) && "id" in message ? message.id : undefined;
     const sent = this.tail.then(async () => {
-      for (const piece of pieces) if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+      let written = 0;
+      try {
+        for (const piece of pieces) {
+          written += piece.length;
+          if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+        }
+      } finally {
+        if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
+        if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
+      }
     });
     this.tail = sent.catch(() => {});
     if (!this.answered && "id" in message && ("result" in message || "error" in message)) {

@@ -22,6 +22,34 @@ describe("read_media_file", () => {
     }
   });
 
+  test("the real samples (test/fixtures/media) are served whole with their type; the same text with each BOM is UNSUPPORTED_MEDIA_TYPE", async () => {
+    const { svc, root } = single({ binary_transfer_enabled: false });
+    const fixtures = path.join(import.meta.dir, "../fixtures/media");
+    const expected: Record<string, string> = {
+      "image.png": "image/png", "image.jpg": "image/jpeg", "image.gif": "image/gif", "image-lossy.webp": "image/webp", "image-lossless.webp": "image/webp",
+      "audio.wav": "audio/wav", "audio.mp3": "audio/mpeg", "audio-long.mp3": "audio/mpeg", "audio-id3.mp3": "audio/mpeg", "audio-mpeg1.mp3": "audio/mpeg",
+      "audio-vorbis.ogg": "audio/ogg", "audio-opus.ogg": "audio/ogg",
+    };
+    for (const [name, mime] of Object.entries(expected)) {
+      const bytes = fs.readFileSync(path.join(fixtures, name));
+      write(root, `real/${name}.bin`, bytes);
+      const got = await svc.readMediaFile({ workdir: "w", path: `real/${name}.bin` });
+      expect({ name, mime: got.meta.mime_type, same: Buffer.compare(got.bytes, bytes) === 0 }).toEqual({ name, mime, same: true });
+    }
+    const text = "a line of text\n".repeat(20);
+    const boms: Record<string, Buffer> = {
+      "utf-8": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
+      "utf-16le": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]),
+      "utf-16be": Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(Buffer.from(text, "utf16le")).swap16()]),
+      "utf-32le": Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), ...[...text].map((c) => Buffer.from([c.charCodeAt(0), 0, 0, 0]))]),
+      "utf-32be": Buffer.concat([Buffer.from([0, 0, 0xfe, 0xff]), ...[...text].map((c) => Buffer.from([0, 0, 0, c.charCodeAt(0)]))]),
+    };
+    for (const [name, bytes] of Object.entries(boms)) {
+      write(root, `${name}.mp3`, bytes);
+      await expectCode(svc.readMediaFile({ workdir: "w", path: `${name}.mp3` }), "UNSUPPORTED_MEDIA_TYPE");
+    }
+  });
+
   test("a PNG named .txt is image/png; text named .png and a zero-byte .png are refused", async () => {
     const { svc, root } = single();
     write(root, "picture.txt", png());
@@ -50,11 +78,18 @@ describe("read_media_file", () => {
       pdf: Buffer.from("%PDF-1.7\n", "latin1"),
       elf: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]),
       text: Buffer.from("hello\n"),
+      // Latin-1 text that opens with JPEG's bytes, and printable segment lengths
+      "latin-1-jpeg-text": Buffer.from("ÿØÿàAB some words in Latin-1, all printable\n", "latin1"),
+      // one valid MPEG header (MPEG-1 Layer III) on bytes that hold no second frame
+      "mpeg-one-header": Buffer.concat([Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(500, 0x11)]),
+      // a whole file that ends inside its second frame
+      "mpeg-cut": Buffer.concat([mp3Frame(), mp3Frame().subarray(0, 100)]),
+      "utf-16le-bom-binary": Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x02, 0x03]),
     };
-    for (const [name, bytes] of Object.entries(misses)) expect({ name, type: sniffMedia(bytes) }).toEqual({ name, type: null });
+    for (const [name, bytes] of Object.entries(misses)) expect({ name, type: sniffMedia(bytes, true) }).toEqual({ name, type: null });
     // and the positive controls the misses were cut from
-    expect(sniffMedia(mp3Frame())?.mime_type).toBe("audio/mpeg");
-    expect(sniffMedia(wav())?.mime_type).toBe("audio/wav");
+    expect(sniffMedia(mp3Frame(), true)?.mime_type).toBe("audio/mpeg");
+    expect(sniffMedia(wav(), true)?.mime_type).toBe("audio/wav");
   });
 
   test("size cap: exactly max_media_bytes is served, one byte more is MEDIA_FILE_TOO_LARGE; non-media is refused first", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LargeAnswerGate } from "../../large-answers.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { resourceUri } from "../../uri.ts";
 import { revisionOut, targetPathArg, workdirArg } from "./common.ts";
@@ -29,7 +30,8 @@ export function downloadBinaryFileTool(deps: FsToolDeps): McpTool {
     hints: HINTS.read,
     input: downloadBinaryFileInput,
     output: downloadBinaryFileOutput,
-    handler: async (args) => {
+    // One at a time, each once the previous answer is written: every one holds the whole file.
+    handler: (args, { signal, extra }) => (extra.largeAnswers ?? ungated).run(extra.requestId, signal, async () => {
       const { meta, bytes } = await deps.files.downloadBinaryFile(args);
       return {
         structured: meta,
@@ -44,6 +46,9 @@ export function downloadBinaryFileTool(deps: FsToolDeps): McpTool {
           },
         ],
       };
-    },
+    }),
   });
 }
+
+/** Outside a server (no gate of its own): one call at a time, each let go when it returns. */
+const ungated = new LargeAnswerGate();

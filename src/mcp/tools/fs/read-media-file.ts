@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LargeAnswerGate } from "../../large-answers.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { revisionOut, targetPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -24,17 +25,23 @@ export function readMediaFileTool(deps: FsToolDeps): McpTool {
     description:
       "Return an image (PNG, JPEG, GIF, WebP) or audio file (WAV, MP3, Ogg Vorbis/Opus/FLAC/Speex) as an MCP " +
       "image or audio content block (base64 data and mimeType). The type is recognised from the file's bytes, " +
-      "not its name; anything else is UNSUPPORTED_MEDIA_TYPE, and files over the media size limit are " +
+      "not its name, and strictly; anything else, text included (any byte order mark, whatever follows), is " +
+      "UNSUPPORTED_MEDIA_TYPE, and files over the media size limit are " +
       "MEDIA_FILE_TOO_LARGE. Use read_text_file for text.",
     hints: HINTS.read,
     input: readMediaFileInput,
     output: readMediaFileOutput,
-    handler: async (args) => {
-      const { meta, bytes } = await deps.files.readMediaFile(args);
-      return {
-        structured: meta,
-        content: [{ type: meta.kind, data: bytes.toString("base64"), mimeType: meta.mime_type }],
-      };
-    },
+    // One at a time, each once the previous answer is written: every one holds the whole file.
+    handler: (args, { signal, extra }) =>
+      (extra.largeAnswers ?? ungated).run(extra.requestId, signal, async () => {
+        const { meta, bytes } = await deps.files.readMediaFile(args);
+        return {
+          structured: meta,
+          content: [{ type: meta.kind, data: bytes.toString("base64"), mimeType: meta.mime_type }],
+        };
+      }),
   });
 }
+
+/** Outside a server (no gate of its own): one call at a time, each let go when it returns. */
+const ungated = new LargeAnswerGate();
