@@ -7,7 +7,7 @@
 import { isUtf8 } from "node:buffer";
 import fs, { type BigIntStats } from "node:fs";
 import type { Target, Workspace } from "./context.ts";
-import { editDiff } from "./edit-diff.ts";
+import { editDiffInOwnTurn } from "./edit-diff.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { readFully } from "./open.ts";
@@ -167,8 +167,9 @@ export async function editTextFile(
   // the edits themselves) runs.
   const dryRun = options.dryRun === true;
   const r = dryRun ? await run(false) : await gate.run(w, () => run(true));
-  // After publication (and outside the lease): the diff is only a report of what was written.
-  const { diff, diff_truncated } = editDiff(t.rel, r.before.toString("utf8"), r.after.toString("utf8"));
+  // After publication (and outside the lease): the diff is only a report of what was written. It
+  // runs in a turn of its own, after the requests already read are answered.
+  const { diff, diff_truncated } = await editDiffInOwnTurn(t.rel, r.before, r.after);
   return {
     workdir: t.alias,
     path: t.rel,
