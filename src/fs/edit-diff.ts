@@ -43,7 +43,7 @@ export interface EditDiff {
   diff_truncated: boolean;
 }
 
-const utf8 = (t: Uint8Array | string): Uint8Array => (typeof t === "string" ? Buffer.from(t, "utf8") : t);
+const utf8 = (t: Uint8Array | string): Buffer => (typeof t === "string" ? Buffer.from(t, "utf8") : Buffer.from(t.buffer, t.byteOffset, t.length));
 
 /**
  * `before` and `after` are the file's text (UTF-8) without its BOM (the BOM is never edited, so
@@ -60,7 +60,7 @@ export function editDiff(label: string, beforeText: Uint8Array | string, afterTe
   const bytes = w.oldEnd - w.oldStart + (w.newEnd - w.newStart);
   if (bytes > DIFF_MAX_WINDOW_BYTES) return truncated;
   if (lineCount(before, w.oldStart, w.oldEnd) + lineCount(after, w.newStart, w.newEnd) > DIFF_MAX_WINDOW_LINES) return truncated;
-  const decode = (t: Uint8Array, s: number, e: number) => Buffer.from(t.buffer, t.byteOffset + s, e - s).toString("utf8");
+  const decode = (t: Buffer, s: number, e: number) => t.toString("utf8", s, e);
   const left = diffTiming.timeoutMs - UNTIMED_RESERVE_MS - (performance.now() - started);
   if (left <= 0) return truncated;
   const patch: StructuredPatch | undefined = structuredPatch(label, label, decode(before, w.oldStart, w.oldEnd), decode(after, w.newStart, w.newEnd), undefined, undefined, {
@@ -69,6 +69,8 @@ export function editDiff(label: string, beforeText: Uint8Array | string, afterTe
     timeout: left,
   });
   if (patch === undefined) return truncated;
+  const last = patch.hunks.at(-1);
+  if (last !== undefined) fillTrailingContext(last, before, w.oldEnd);
   let text = headerOnly;
   let size = Buffer.byteLength(headerOnly, "utf8");
   for (const hunk of patch.hunks) {
@@ -80,6 +82,31 @@ export function editDiff(label: string, beforeText: Uint8Array | string, afterTe
     size += n;
   }
   return { diff: text, diff_truncated: false };
+}
+
+/**
+ * Myers may place the last change a few lines later than where the texts stop differing (over
+ * repeated lines), eating into the window's trailing context: the hunk then gets the rest of its
+ * context lines from the unchanged text after the window, as a diff of the whole file would.
+ */
+function fillTrailingContext(hunk: StructuredPatch["hunks"][number], before: Buffer, windowEnd: number): void {
+  let trailing = 0;
+  for (let i = hunk.lines.length - 1; i >= 0 && trailing < CONTEXT_LINES; i--) {
+    const line = hunk.lines[i] as string;
+    if (line.startsWith("\\")) return; // the window reached the end of the file
+    if (!line.startsWith(" ")) break;
+    trailing++;
+  }
+  let at = windowEnd;
+  for (; trailing < CONTEXT_LINES && at < before.length; trailing++) {
+    const nl = before.indexOf(10, at);
+    const end = nl === -1 ? before.length : nl;
+    hunk.lines.push(` ${before.toString("utf8", at, end)}`);
+    if (nl === -1) hunk.lines.push("\\ No newline at end of file");
+    hunk.oldLines++;
+    hunk.newLines++;
+    at = end + 1;
+  }
 }
 
 /**
