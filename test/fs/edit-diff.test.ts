@@ -5,14 +5,14 @@
 // between the texts' common prefix and suffix is diffed: generated edits (LF and CRLF, with and
 // without a final newline, at the first and last lines, several regions) check that the result is
 // still a unified diff of the whole file, line numbers and context included.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { applyPatch, FILE_HEADERS_ONLY, formatPatch, parsePatch, structuredPatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
 import { ServerfsError } from "../../src/errors.ts";
 import { createFileService, DIFF_MAX_BYTES, type MutationGate } from "../../src/fs/index.ts";
 import { expectCode, physical, read, registry, removeTemp, single, workdir, write } from "./helpers.ts";
-import { DIFF_MAX_WINDOW_BYTES, DIFF_MAX_WINDOW_LINES, DIFF_TIMEOUT_MS, diffTiming, editDiff } from "../../src/fs/edit-diff.ts";
+import { DIFF_MAX_COMPARISONS, DIFF_MAX_WINDOW_BYTES, DIFF_MAX_WINDOW_LINES, editDiff } from "../../src/fs/edit-diff.ts";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -227,14 +227,7 @@ describe("a dry run writes nothing and refuses what the edit would refuse", () =
   });
 });
 
-describe("diff bounds", () => {
-  // This proves the byte bound; the time bound must not decide it on a loaded machine.
-  beforeAll(() => {
-    diffTiming.timeoutMs = 60_000;
-  });
-  afterAll(() => {
-    diffTiming.timeoutMs = DIFF_TIMEOUT_MS;
-  });
+describe("diff bounds (all on sizes and counts: the same edit always gets the same diff)", () => {
   test(`hunks beyond ${DIFF_MAX_BYTES} bytes are left out whole: diff_truncated, and what is kept still applies`, async () => {
     // 180 changed lines 10 lines apart: 180 separate hunks of ~250 bytes
     const lines = Array.from({ length: 1800 }, (_, i) => (i % 10 === 5 ? `MARK line ${i} ${"p".repeat(40)}\n` : `plain line ${i} ${"q".repeat(20)}\n`));
@@ -362,14 +355,19 @@ describe("diff bounds", () => {
     removeTemp(base);
   });
 
-  test("a diff whose time budget is spent before jsdiff would start returns only its headers", () => {
-    diffTiming.timeoutMs = 0;
-    try {
-      expect(editDiff("f", "a\nb\n", "a\nc\n")).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
-    } finally {
-      diffTiming.timeoutMs = 60_000;
-    }
-    expect(editDiff("f", "a\nb\n", "a\nc\n")).toEqual({ diff: "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", diff_truncated: false });
+  test(`past ${DIFF_MAX_COMPARISONS} line comparisons the diff keeps only its headers (many changes among few distinct lines)`, () => {
+    // 3000 lines of a 3-line alphabet, every 10th or every 7th replaced: 600 or 800 insertions and
+    // deletions (under the 1000 bound), a window of 6000 lines (under its bound); ~393 000 and
+    // ~537 000 comparisons
+    const lines = Array.from({ length: 3000 }, (_, i) => `l${i % 3}\n`);
+    const replaced = (count: number) => {
+      const step = Math.floor(3000 / count);
+      return lines.map((l, i) => (i % step === 0 && i / step < count ? "X\n" : l)).join("");
+    };
+    const under = editDiff("f", lines.join(""), replaced(300));
+    expect(under.diff_truncated).toBe(false);
+    expect(problems(lines.join(""), replaced(300), under.diff)).toEqual([]);
+    expect(editDiff("f", lines.join(""), replaced(400))).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
   });
 
   test("one hunk larger than the cap: headers only", async () => {
