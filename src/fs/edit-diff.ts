@@ -15,11 +15,13 @@
 //   whatever the lines are (many changes among many similar lines cost the most). jsdiff's own
 //   `timeout` is not used: it is a wall-clock check, so a busy machine would change the answer;
 // - the text keeps whole hunks while it fits in DIFF_MAX_BYTES; the rest are left out.
-// Any of these sets `diff_truncated`; all but the last leave only the two header lines. Labels
+// Any of these sets `diff_truncated`; all but the last leave only the two header lines. Unless
+// the texts are tiny, the diff runs after the event loop was given back (editDiffSoon), so the
+// requests read with the edit are answered before it. Labels
 // are the caller's workdir-relative path (jsdiff quotes a name holding non-ASCII or control
 // characters, as git does), never a host path.
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch } from "diff";
-import { diffWindow, lineCount } from "./diff-window.ts";
+import { type DiffWindow, diffWindow, lineCount } from "./diff-window.ts";
 
 /** Bytes of diff text an answer may carry. */
 export const DIFF_MAX_BYTES = 32 * 1024;
@@ -44,52 +46,99 @@ export interface EditDiff {
 
 const utf8 = (t: Uint8Array | string): Buffer => (typeof t === "string" ? Buffer.from(t, "utf8") : Buffer.from(t.buffer, t.byteOffset, t.length));
 
+/** How much of a diff may be computed; past any bound the diff is not computed. */
+interface DiffLimits {
+  windowLines: number;
+  windowBytes: number;
+  comparisons: number;
+}
+const FULL: DiffLimits = { windowLines: DIFF_MAX_WINDOW_LINES, windowBytes: DIFF_MAX_WINDOW_BYTES, comparisons: DIFF_MAX_COMPARISONS };
+/** What a diff may cost without giving the event loop back first: ~1 ms or less measured. */
+const INLINE: DiffLimits = { windowLines: 1000, windowBytes: 64 * 1024, comparisons: 10_000 };
+const OVER = "over the limits";
+
 /**
  * `before` and `after` are the file's text (UTF-8) without its BOM (the BOM is never edited, so
  * never shown). An edit that changes nothing has an empty diff.
  */
-export function editDiff(label: string, beforeText: Uint8Array | string, afterText: Uint8Array | string): EditDiff {
-  const before = utf8(beforeText);
-  const after = utf8(afterText);
-  if (Buffer.compare(before, after) === 0) return { diff: "", diff_truncated: false };
-  const headerOnly = formatPatch({ oldFileName: label, newFileName: label, oldHeader: undefined, newHeader: undefined, hunks: [] }, FILE_HEADERS_ONLY);
-  const truncated = { diff: headerOnly, diff_truncated: true };
-  const w = diffWindow(before, after, CONTEXT_LINES);
-  const bytes = w.oldEnd - w.oldStart + (w.newEnd - w.newStart);
-  if (bytes > DIFF_MAX_WINDOW_BYTES) return truncated;
-  if (lineCount(before, w.oldStart, w.oldEnd) + lineCount(after, w.newStart, w.newEnd) > DIFF_MAX_WINDOW_LINES) return truncated;
-  const decode = (t: Buffer, s: number, e: number) => t.toString("utf8", s, e);
-  let comparisons = 0;
-  // jsdiff's comparator option (documented for its diff functions) reaches the line diff that
-  // structuredPatch runs; counting there is the only hook inside Myers' loop.
-  const options = {
-    context: CONTEXT_LINES,
-    maxEditLength: DIFF_MAX_EDIT_LINES,
-    comparator: (a: string, b: string) => {
-      if (++comparisons > DIFF_MAX_COMPARISONS) throw OVER_BUDGET;
-      return a === b;
-    },
-  };
-  let patch: StructuredPatch | undefined;
-  try {
-    patch = structuredPatch(label, label, decode(before, w.oldStart, w.oldEnd), decode(after, w.newStart, w.newEnd), undefined, undefined, options);
-  } catch (err) {
-    if (err !== OVER_BUDGET) throw err;
+export function editDiff(label: string, before: Uint8Array | string, after: Uint8Array | string): EditDiff {
+  const d = new PendingDiff(label, utf8(before), utf8(after));
+  return d.run(FULL) as EditDiff;
+}
+
+/**
+ * editDiff, giving the event loop back first unless the diff is tiny (INLINE, judged first from
+ * the texts' sizes, since even finding the window reads them): every request already read when
+ * the edit got here is answered before a diff that costs anything runs.
+ */
+export async function editDiffSoon(label: string, before: Uint8Array, after: Uint8Array): Promise<EditDiff> {
+  const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  if (before.length + after.length > INLINE.windowBytes) {
+    await yieldTurn();
+    return editDiff(label, before, after);
   }
-  if (patch === undefined) return truncated;
-  const last = patch.hunks.at(-1);
-  if (last !== undefined) fillTrailingContext(last, before, w.oldEnd);
-  let text = headerOnly;
-  let size = Buffer.byteLength(headerOnly, "utf8");
-  for (const hunk of patch.hunks) {
-    const shifted = { ...hunk, oldStart: hunk.oldStart + w.linesBefore, newStart: hunk.newStart + w.linesBefore };
-    const h = formatPatch({ ...patch, hunks: [shifted] }, FILE_HEADERS_ONLY).slice(headerOnly.length);
-    const n = Buffer.byteLength(h, "utf8");
-    if (size + n > DIFF_MAX_BYTES) return { diff: text, diff_truncated: true };
-    text += h;
-    size += n;
+  const d = new PendingDiff(label, utf8(before), utf8(after));
+  const quick = d.run(INLINE);
+  if (quick !== OVER) return quick;
+  await yieldTurn();
+  return d.run(FULL) as EditDiff;
+}
+
+/** The two texts and their changed window (found once), diffed within given limits. */
+class PendingDiff {
+  private readonly headerOnly: string;
+  private readonly window: DiffWindow | undefined;
+
+  constructor(
+    private readonly label: string,
+    private readonly before: Buffer,
+    private readonly after: Buffer,
+  ) {
+    this.headerOnly = formatPatch({ oldFileName: label, newFileName: label, oldHeader: undefined, newHeader: undefined, hunks: [] }, FILE_HEADERS_ONLY);
+    this.window = Buffer.compare(before, after) === 0 ? undefined : diffWindow(before, after, CONTEXT_LINES);
   }
-  return { diff: text, diff_truncated: false };
+
+  /** The diff, or OVER when `limits` are not FULL and the diff would pass them. */
+  run(limits: DiffLimits): EditDiff | typeof OVER {
+    const { before, after, label, headerOnly } = this;
+    const w = this.window;
+    if (w === undefined) return { diff: "", diff_truncated: false };
+    const over = limits === FULL ? { diff: headerOnly, diff_truncated: true } : OVER;
+    if (w.oldEnd - w.oldStart + (w.newEnd - w.newStart) > limits.windowBytes) return over;
+    if (lineCount(before, w.oldStart, w.oldEnd) + lineCount(after, w.newStart, w.newEnd) > limits.windowLines) return over;
+    let comparisons = 0;
+    // jsdiff's comparator option (documented for its diff functions) reaches the line diff that
+    // structuredPatch runs; counting there is the only hook inside Myers' loop.
+    const options = {
+      context: CONTEXT_LINES,
+      maxEditLength: DIFF_MAX_EDIT_LINES,
+      comparator: (a: string, b: string) => {
+        if (++comparisons > limits.comparisons) throw OVER_BUDGET;
+        return a === b;
+      },
+    };
+    let patch: StructuredPatch | undefined;
+    try {
+      patch = structuredPatch(label, label, before.toString("utf8", w.oldStart, w.oldEnd), after.toString("utf8", w.newStart, w.newEnd), undefined, undefined, options);
+    } catch (err) {
+      if (err !== OVER_BUDGET) throw err;
+      return over;
+    }
+    if (patch === undefined) return { diff: headerOnly, diff_truncated: true };
+    const last = patch.hunks.at(-1);
+    if (last !== undefined) fillTrailingContext(last, before, w.oldEnd);
+    let text = headerOnly;
+    let size = Buffer.byteLength(headerOnly, "utf8");
+    for (const hunk of patch.hunks) {
+      const shifted = { ...hunk, oldStart: hunk.oldStart + w.linesBefore, newStart: hunk.newStart + w.linesBefore };
+      const h = formatPatch({ ...patch, hunks: [shifted] }, FILE_HEADERS_ONLY).slice(headerOnly.length);
+      const n = Buffer.byteLength(h, "utf8");
+      if (size + n > DIFF_MAX_BYTES) return { diff: text, diff_truncated: true };
+      text += h;
+      size += n;
+    }
+    return { diff: text, diff_truncated: false };
+  }
 }
 
 /**
@@ -115,13 +164,4 @@ function fillTrailingContext(hunk: StructuredPatch["hunks"][number], before: Buf
     hunk.newLines++;
     at = end + 1;
   }
-}
-
-/**
- * editDiff in a turn of the event loop of its own: every request already read when the edit got
- * here is answered first, whatever the diff then costs.
- */
-export async function editDiffInOwnTurn(label: string, before: Uint8Array, after: Uint8Array): Promise<EditDiff> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  return editDiff(label, before, after);
 }

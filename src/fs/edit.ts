@@ -7,7 +7,7 @@
 import { isUtf8 } from "node:buffer";
 import fs, { type BigIntStats } from "node:fs";
 import type { Target, Workspace } from "./context.ts";
-import { editDiffInOwnTurn } from "./edit-diff.ts";
+import { editDiffSoon } from "./edit-diff.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { readFully } from "./open.ts";
@@ -167,9 +167,9 @@ export async function editTextFile(
   // the edits themselves) runs.
   const dryRun = options.dryRun === true;
   const r = dryRun ? await run(false) : await gate.run(w, () => run(true));
-  // After publication (and outside the lease): the diff is only a report of what was written. It
-  // runs in a turn of its own, after the requests already read are answered.
-  const { diff, diff_truncated } = await editDiffInOwnTurn(t.rel, r.before, r.after);
+  // After publication (and outside the lease): the diff is only a report of what was written.
+  // Unless it is tiny, it runs after the requests already read are answered.
+  const { diff, diff_truncated } = await editDiffSoon(t.rel, r.before, r.after);
   return {
     workdir: t.alias,
     path: t.rel,
