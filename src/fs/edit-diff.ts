@@ -21,6 +21,7 @@
 // are the caller's workdir-relative path (jsdiff quotes a name holding non-ASCII or control
 // characters, as git does), never a host path.
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch } from "diff";
+import { HeapCollector } from "../common/heap-collector.ts";
 import { type DiffWindow, diffWindow, lineCount } from "./diff-window.ts";
 
 /** Bytes of diff text an answer may carry. */
@@ -31,11 +32,25 @@ export const DIFF_MAX_WINDOW_LINES = 20_000;
 /** Bytes of the diffed window, old and new sides together. */
 export const DIFF_MAX_WINDOW_BYTES = 1024 * 1024;
 /**
- * Line comparisons jsdiff may make. At the window bounds, 400 000 measured ~0.1 s in the worst
- * families of edits (and ~0.03 s for the same count on a 3-line alphabet, the cheapest per step).
+ * Line comparisons jsdiff may make. Each step of Myers' loop allocates, so this bounds memory as
+ * well as time: at the window bounds, 150 000 measured at most ~+17 MB of peak RSS and ~0.15 s
+ * in the compiled serve on a loaded 2-core machine (400 000 reached +45 MB, over the 120 MB).
  */
-export const DIFF_MAX_COMPARISONS = 400_000;
+export const DIFF_MAX_COMPARISONS = 150_000;
 const CONTEXT_LINES = 3;
+/**
+ * Units of diff work (window lines + comparisons) between full collections. A diff's garbage
+ * (line strings, Myers' paths) waits for the collector, which paces itself by allocation: in one
+ * serve, a few diffs near the bounds in a row lifted peak RSS from ~80 MB to ~122 MB (each alone:
+ * at most ~98 MB). So once diffs have done this much work, serve collects after the answer went
+ * out (a few ms), and again once none has run for a second.
+ */
+const WORK_PER_COLLECTION = 50_000;
+const diffHeap = new HeapCollector(
+  () => 0,
+  () => Bun.gc(true),
+  WORK_PER_COLLECTION,
+);
 /** Thrown by the counting comparator to stop jsdiff; caught right there. */
 const OVER_BUDGET = new Error("diff comparison budget spent");
 
@@ -105,7 +120,8 @@ class PendingDiff {
     if (w === undefined) return { diff: "", diff_truncated: false };
     const over = limits === FULL ? { diff: headerOnly, diff_truncated: true } : OVER;
     if (w.oldEnd - w.oldStart + (w.newEnd - w.newStart) > limits.windowBytes) return over;
-    if (lineCount(before, w.oldStart, w.oldEnd) + lineCount(after, w.newStart, w.newEnd) > limits.windowLines) return over;
+    const lines = lineCount(before, w.oldStart, w.oldEnd) + lineCount(after, w.newStart, w.newEnd);
+    if (lines > limits.windowLines) return over;
     let comparisons = 0;
     // jsdiff's comparator option (documented for its diff functions) reaches the line diff that
     // structuredPatch runs; counting there is the only hook inside Myers' loop.
@@ -123,6 +139,8 @@ class PendingDiff {
     } catch (err) {
       if (err !== OVER_BUDGET) throw err;
       return over;
+    } finally {
+      diffHeap.done(lines + comparisons);
     }
     if (patch === undefined) return { diff: headerOnly, diff_truncated: true };
     const last = patch.hunks.at(-1);

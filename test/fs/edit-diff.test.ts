@@ -356,18 +356,18 @@ describe("diff bounds (all on sizes and counts: the same edit always gets the sa
   });
 
   test(`past ${DIFF_MAX_COMPARISONS} line comparisons the diff keeps only its headers (many changes among few distinct lines)`, () => {
-    // 3000 lines of a 3-line alphabet, every 10th or every 7th replaced: 600 or 800 insertions and
-    // deletions (under the 1000 bound), a window of 6000 lines (under its bound); ~393 000 and
-    // ~537 000 comparisons
+    // 3000 lines of a 3-line alphabet, every 30th or every 15th replaced: 200 or 400 insertions
+    // and deletions (under the 1000 bound), a window of 6000 lines (under its bound); ~113 000
+    // and ~243 000 comparisons
     const lines = Array.from({ length: 3000 }, (_, i) => `l${i % 3}\n`);
     const replaced = (count: number) => {
       const step = Math.floor(3000 / count);
       return lines.map((l, i) => (i % step === 0 && i / step < count ? "X\n" : l)).join("");
     };
-    const under = editDiff("f", lines.join(""), replaced(300));
+    const under = editDiff("f", lines.join(""), replaced(100));
     expect(under.diff_truncated).toBe(false);
-    expect(problems(lines.join(""), replaced(300), under.diff)).toEqual([]);
-    expect(editDiff("f", lines.join(""), replaced(400))).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
+    expect(problems(lines.join(""), replaced(100), under.diff)).toEqual([]);
+    expect(editDiff("f", lines.join(""), replaced(200))).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
   });
 
   test("one hunk larger than the cap: headers only", async () => {

@@ -12,6 +12,7 @@
 // stays at or below 120 MB and RSS is back within 20 MB of idle 2 s after the last answer; the
 // default suite asserts no memory figures.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { applyPatch, parsePatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
 import { expectServeMemory, FrameServe as Serve } from "../support/frame-serve.ts";
@@ -99,17 +100,24 @@ describe.skipIf(!isLinux)("edit_text_file diffs through real serve (Linux: memor
   test("the worst edits inside and just past the bounds: exact answers, nothing changed by dry runs", async () => {
     // 499 lines marked among 10 000 of the 1 MiB file: 998 insertions and deletions (the bound is
     // 1000) in a window of ~20 000 lines (its bound), past the comparison bound
-    const marked = SHORT.map((l, i) => (i >= 50_000 && i < 59_980 && (i - 50_000) % 20 === 0 ? `M${l.slice(1)}` : l)).join("");
+    const mark = (count: number, step: number) => SHORT.map((l, i) => (i >= 50_000 && (i - 50_000) % step === 0 && (i - 50_000) / step < count ? `M${l.slice(1)}` : l)).join("");
+    const marked = mark(499, 20);
+    // 250 lines, one every 39: a window of ~19 500 lines just under the comparison bound, diffed
+    const under = mark(250, 39);
     // long lines: a window of exactly 1 MiB (old and new sides), two short changed lines
     const short4 = "s0\ns1\ns2\ns3\n";
     const windowOf = (long: string) => `s1\ns2\ns3\nCHANGE-1\n${short4}${long}${short4}CHANGE-2\ns0\ns1\ns2\n`;
     const long = `${"L".repeat(MiB / 2 - Buffer.byteLength(windowOf("")) - 1)}\n`;
     const wide = `head\n${short4}CHANGE-1\n${short4}${long}${short4}CHANGE-2\n${short4}tail\n`;
-    const { s, idle, dir } = await open("worst", { "short.txt": SHORT.join(""), "marked.txt": marked, "wide.txt": wide, "small.txt": "x\n" });
+    const { s, idle, dir } = await open("worst", { "short.txt": SHORT.join(""), "marked.txt": marked, "under.txt": under, "wide.txt": wide, "small.txt": "x\n" });
     const before = treeSnapshot(dir);
     const pick = (r: Record<string, unknown>) => ({ diff: r.diff, diff_truncated: r.diff_truncated });
 
-    // comparisons: headers only
+    const underDiff = pick(await editBehindSmall(s, "under.txt", [{ old_text: "M", new_text: "m", expected_count: 250 }], true));
+    expect(underDiff.diff_truncated).toBe(false);
+    expect(parsePatch(underDiff.diff as string)[0]!.hunks.length).toBe(250);
+    expect(applyPatch(under, underDiff.diff as string)).toBe(under.replaceAll("M", "m"));
+    // past the comparison bound: headers only
     expect(pick(await editBehindSmall(s, "marked.txt", [{ old_text: "M", new_text: "m", expected_count: 499 }], true))).toEqual(headersOnly("marked.txt"));
     // replace-all over every line of the 1 MiB file: the window is the whole file, headers only
     expect(pick(await editBehindSmall(s, "short.txt", [{ old_text: "l", new_text: "L", expected_count: SHORT.length }], true))).toEqual(headersOnly("short.txt"));
