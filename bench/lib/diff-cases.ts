@@ -26,13 +26,14 @@ export function buildDiffTree(dir: string): void {
   fs.writeFileSync(path.join(dir, "short.txt"), SHORT_LINES.join(""));
   fs.writeFileSync(path.join(dir, "short-real.txt"), SHORT_LINES.join(""));
   fs.writeFileSync(path.join(dir, "small.txt"), Array.from({ length: 50 }, (_, i) => `line ${i}\n`).join(""));
-  // 250 marked lines, one every 39, in a window of ~19 500 lines: just under the comparison bound.
-  fs.writeFileSync(path.join(dir, "marked-under.txt"), marked(250, 39));
+  // 210 marked lines, one every 47, in a window of ~19 700 lines: ~98 000 comparisons, just under
+  // the comparison bound.
+  fs.writeFileSync(path.join(dir, "marked-under.txt"), marked(210, 47));
   // 499 marked lines, one every 20: 998 line insertions and deletions (the bound is 1000) in a
   // window of ~20 000 lines (its bound); the comparison bound stops it.
   fs.writeFileSync(path.join(dir, "marked-over.txt"), marked(499, 20));
   // A 3-line alphabet: Myers slides furthest per step, the most comparisons per changed line.
-  fs.writeFileSync(path.join(dir, "alphabet.txt"), Array.from({ length: 3000 }, (_, i) => (i % 30 === 0 ? "Y\n" : `l${i % 3}\n`)).join(""));
+  fs.writeFileSync(path.join(dir, "alphabet.txt"), Array.from({ length: 3000 }, (_, i) => (i % 40 === 0 ? "Y\n" : `l${i % 3}\n`)).join(""));
   fs.writeFileSync(path.join(dir, "wide.txt"), wideText());
 }
 
@@ -50,9 +51,9 @@ export const DIFF_CASES: DiffCase[] = [
   { name: "one-line real edit, 1 MiB of short lines", file: "short-real.txt", edits: [{ old_text: line(70_000), new_text: "changed\n" }], dryRun: false },
   // the window runs from 3 lines above the first changed line to 3 below the last: 10 000 a side
   { name: "window of 20 000 short lines, both ends", file: "short.txt", edits: [{ old_text: line(50_000), new_text: "first!!\n" }, { old_text: line(59_993), new_text: "last!!!\n" }], dryRun: true },
-  { name: "250 scattered lines in a 19 500-line window", file: "marked-under.txt", edits: [{ old_text: "M", new_text: "m", expected_count: 250 }], dryRun: true },
+  { name: "210 scattered lines in a 19 700-line window", file: "marked-under.txt", edits: [{ old_text: "M", new_text: "m", expected_count: 210 }], dryRun: true },
   { name: "499 scattered lines (over comparisons)", file: "marked-over.txt", edits: [{ old_text: "M", new_text: "m", expected_count: 499 }], dryRun: true },
-  { name: "100 of 3000 lines of a 3-line alphabet", file: "alphabet.txt", edits: [{ old_text: "Y\n", new_text: "X\n", expected_count: 100 }], dryRun: true },
+  { name: "75 of 3000 lines of a 3-line alphabet", file: "alphabet.txt", edits: [{ old_text: "Y\n", new_text: "X\n", expected_count: 75 }], dryRun: true },
   { name: "1 MiB window of a long line, 2 hunks", file: "wide.txt", edits: [{ old_text: "CHANGE-1", new_text: "DONE-001" }, { old_text: "CHANGE-2", new_text: "DONE-002" }], dryRun: true },
   { name: "replace-all on every line of 1 MiB", file: "short.txt", edits: [{ old_text: "l", new_text: "L", expected_count: SHORT_LINES.length }], dryRun: true },
   { name: "first and last line of 1 MiB", file: "short.txt", edits: [{ old_text: line(0), new_text: "first!!\n" }, { old_text: line(131_070), new_text: "last!!!\n" }], dryRun: true },

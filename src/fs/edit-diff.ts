@@ -20,6 +20,7 @@
 // requests read with the edit are answered before it. Labels
 // are the caller's workdir-relative path (jsdiff quotes a name holding non-ASCII or control
 // characters, as git does), never a host path.
+import { edenGC } from "bun:jsc";
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch } from "diff";
 import { HeapCollector } from "../common/heap-collector.ts";
 import { type DiffWindow, diffWindow, lineCount } from "./diff-window.ts";
@@ -33,22 +34,25 @@ export const DIFF_MAX_WINDOW_LINES = 20_000;
 export const DIFF_MAX_WINDOW_BYTES = 1024 * 1024;
 /**
  * Line comparisons jsdiff may make. Each step of Myers' loop allocates, so this bounds memory as
- * well as time: at the window bounds, 150 000 measured at most ~+17 MB of peak RSS and ~0.15 s
- * in the compiled serve on a loaded 2-core machine (400 000 reached +45 MB, over the 120 MB).
+ * well as time. In the compiled serve on a loaded 2-core machine, ~135 000 at the window bounds
+ * took ~50 ms once warm but up to ~0.2 s of CPU for the first diff after start (jsdiff not yet
+ * compiled), and 400 000 reached +45 MB of peak RSS (over the 120 MB): 100 000 keeps the cold
+ * worst case inside the documented 0.25 s.
  */
-export const DIFF_MAX_COMPARISONS = 150_000;
+export const DIFF_MAX_COMPARISONS = 100_000;
 const CONTEXT_LINES = 3;
 /**
- * Units of diff work (window lines + comparisons) between full collections. A diff's garbage
- * (line strings, Myers' paths) waits for the collector, which paces itself by allocation: in one
- * serve, a few diffs near the bounds in a row lifted peak RSS from ~80 MB to ~122 MB (each alone:
- * at most ~98 MB). So once diffs have done this much work, serve collects after the answer went
- * out (a few ms), and again once none has run for a second.
+ * Units of diff work (window lines + comparisons) between collections. A diff's garbage (line
+ * strings, Myers' paths) waits for the collector, which paces itself by allocation: in one serve,
+ * a few diffs near the bounds in a row lifted peak RSS from ~80 MB to ~122 MB (each alone: at
+ * most ~98 MB). So once diffs have done this much work, serve collects the young generation
+ * (where that garbage is) after the answer went out, and fully once none has run for a second. A
+ * full collection there held the event loop for tens of ms on top of the diff.
  */
 const WORK_PER_COLLECTION = 50_000;
 const diffHeap = new HeapCollector(
   () => 0,
-  () => Bun.gc(true),
+  (kind) => (kind === "busy" ? edenGC() : Bun.gc(true)),
   WORK_PER_COLLECTION,
 );
 /** Thrown by the counting comparator to stop jsdiff; caught right there. */

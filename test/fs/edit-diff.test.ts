@@ -339,14 +339,14 @@ describe("diff bounds (all on sizes and counts: the same edit always gets the sa
     removeTemp(base);
   });
 
-  test("replace-all over thousands of lines: 250 changed lines of 2500, one diff of the whole file", async () => {
-    const lines = Array.from({ length: 2500 }, (_, i) => (i % 10 === 3 ? `k${i} = old\n` : `k${i}\n`));
+  test("replace-all over thousands of lines: 150 changed lines of 3000, one diff of the whole file", async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => (i % 20 === 3 ? `k${i} = old\n` : `k${i}\n`));
     const { svc, root, rev, name, base } = await setup(lines.join(""));
-    const edits = [{ old_text: "old", new_text: "new", expected_count: 250 }];
+    const edits = [{ old_text: "old", new_text: "new", expected_count: 150 }];
     const after = lines.join("").replaceAll("old", "new");
     const dry = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits, dry_run: true });
     expect(dry.diff_truncated).toBe(false);
-    expect(parsePatch(dry.diff)[0]!.hunks.length).toBe(250);
+    expect(parsePatch(dry.diff)[0]!.hunks.length).toBe(150);
     expect(problems(lines.join(""), after, dry.diff)).toEqual([]);
     const real = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits });
     expect([real.diff, real.diff_truncated]).toEqual([dry.diff, false]);
@@ -356,18 +356,18 @@ describe("diff bounds (all on sizes and counts: the same edit always gets the sa
   });
 
   test(`past ${DIFF_MAX_COMPARISONS} line comparisons the diff keeps only its headers (many changes among few distinct lines)`, () => {
-    // 3000 lines of a 3-line alphabet, every 30th or every 15th replaced: 200 or 400 insertions
-    // and deletions (under the 1000 bound), a window of 6000 lines (under its bound); ~113 000
-    // and ~243 000 comparisons
+    // 3000 lines of a 3-line alphabet, every 50th or every 20th replaced: 120 or 300 insertions
+    // and deletions (under the 1000 bound), a window of 6000 lines (under its bound); ~67 000
+    // and ~176 000 comparisons
     const lines = Array.from({ length: 3000 }, (_, i) => `l${i % 3}\n`);
     const replaced = (count: number) => {
       const step = Math.floor(3000 / count);
       return lines.map((l, i) => (i % step === 0 && i / step < count ? "X\n" : l)).join("");
     };
-    const under = editDiff("f", lines.join(""), replaced(100));
+    const under = editDiff("f", lines.join(""), replaced(60));
     expect(under.diff_truncated).toBe(false);
-    expect(problems(lines.join(""), replaced(100), under.diff)).toEqual([]);
-    expect(editDiff("f", lines.join(""), replaced(200))).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
+    expect(problems(lines.join(""), replaced(60), under.diff)).toEqual([]);
+    expect(editDiff("f", lines.join(""), replaced(150))).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
   });
 
   test("one hunk larger than the cap: headers only", async () => {

@@ -102,8 +102,8 @@ describe.skipIf(!isLinux)("edit_text_file diffs through real serve (Linux: memor
     // 1000) in a window of ~20 000 lines (its bound), past the comparison bound
     const mark = (count: number, step: number) => SHORT.map((l, i) => (i >= 50_000 && (i - 50_000) % step === 0 && (i - 50_000) / step < count ? `M${l.slice(1)}` : l)).join("");
     const marked = mark(499, 20);
-    // 250 lines, one every 39: a window of ~19 500 lines just under the comparison bound, diffed
-    const under = mark(250, 39);
+    // 210 lines, one every 47: a window of ~19 700 lines just under the comparison bound, diffed
+    const under = mark(210, 47);
     // long lines: a window of exactly 1 MiB (old and new sides), two short changed lines
     const short4 = "s0\ns1\ns2\ns3\n";
     const windowOf = (long: string) => `s1\ns2\ns3\nCHANGE-1\n${short4}${long}${short4}CHANGE-2\ns0\ns1\ns2\n`;
@@ -113,9 +113,9 @@ describe.skipIf(!isLinux)("edit_text_file diffs through real serve (Linux: memor
     const before = treeSnapshot(dir);
     const pick = (r: Record<string, unknown>) => ({ diff: r.diff, diff_truncated: r.diff_truncated });
 
-    const underDiff = pick(await editBehindSmall(s, "under.txt", [{ old_text: "M", new_text: "m", expected_count: 250 }], true));
+    const underDiff = pick(await editBehindSmall(s, "under.txt", [{ old_text: "M", new_text: "m", expected_count: 210 }], true));
     expect(underDiff.diff_truncated).toBe(false);
-    expect(parsePatch(underDiff.diff as string)[0]!.hunks.length).toBe(250);
+    expect(parsePatch(underDiff.diff as string)[0]!.hunks.length).toBe(210);
     expect(applyPatch(under, underDiff.diff as string)).toBe(under.replaceAll("M", "m"));
     // past the comparison bound: headers only
     expect(pick(await editBehindSmall(s, "marked.txt", [{ old_text: "M", new_text: "m", expected_count: 499 }], true))).toEqual(headersOnly("marked.txt"));
