@@ -72,6 +72,17 @@ function buildTree(dir: string): void {
   fs.mkdirSync(path.join(dir, "search-context"), { recursive: true });
   const ctxLines = Array.from({ length: 21 * 200 }, (_, i) => `${i % 21 === 10 ? QUERY : "ctx"} ${"é".repeat(1500)}${i}`);
   fs.writeFileSync(path.join(dir, "search-context", "c.txt"), `${ctxLines.join("\n")}\n`);
+  // Half-MiB files of 16 KiB lines of a and b: the regex DFA blow-up (states explode on a[ab]{20}).
+  fs.mkdirSync(path.join(dir, "search-ab"), { recursive: true });
+  let seed = 17;
+  for (let i = 0; i < 4; i++) {
+    const ab = Buffer.alloc(32 * (16 * 1024 + 1));
+    for (let j = 0; j < ab.length; j++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      ab[j] = j % (16 * 1024 + 1) === 16 * 1024 ? 10 : seed & 0x10000 ? 97 : 98;
+    }
+    fs.writeFileSync(path.join(dir, "search-ab", `ab${i}.txt`), ab);
+  }
   // A wide directory for list_directory / find_files.
   for (let i = 0; i < 50_000; i++) fs.writeFileSync(path.join(dir, "wide", `entry-with-a-longish-name-${String(i).padStart(6, "0")}.txt`), "");
   // 32 files (max_files_per_read) of control characters for read_multiple_files: one shared budget.
@@ -155,6 +166,17 @@ const SCENARIOS: Scenario[] = [
   {
     name: "search: regex, case-insensitive, 0.9 MB lines (over the 64 KiB regex bound)",
     run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-wide", query: "NO-SUCH-t\\w+", regex: true, case_sensitive: false, limit: 100 })),
+  },
+  {
+    name: "search: regex DFA blow-up a[ab]{20}[^ab], 2 MiB of two-letter lines",
+    run: async (s) => outcome(await s.call("search_text", { workdir: "w", path: "search-ab", query: "a[ab]{20}[^ab]", regex: true, limit: 100 })),
+  },
+  {
+    name: "search: two regex DFA blow-ups at once, and a 904-instruction pattern",
+    run: async (s) => {
+      const calls = ["a[ab]{20}[^ab]", "b[ab]{12}a[ab]{12}[^ab]", "a[ab]{900}[^ab]"].map((query) => s.call("search_text", { workdir: "w", path: "search-ab", query, regex: true, limit: 100 }));
+      return (await Promise.all(calls)).map(outcome).join(", ");
+    },
   },
   {
     name: "read: 512 KiB of control characters",

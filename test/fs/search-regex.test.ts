@@ -6,6 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { expectCode, registry, single, tempDir, workdir, write } from "./helpers.ts";
 import { createFileService } from "../../src/fs/index.ts";
+import { compileLineRegex, dfaBudgetLeft, DFA_SEARCH_BYTES, DFA_THREAD_BYTES, limitDfa, MAX_REGEX_CALL_WORK, MAX_REGEX_LINE_BYTES, regexLineCap, type RegexLines } from "../../src/fs/search/scan-regex.ts";
+import { setSearchWorkerEnabled } from "../../src/fs/search/search-pool.ts";
 
 type Svc = ReturnType<typeof single>["svc"];
 const rx = (svc: Svc, query: string, more: Record<string, unknown> = {}) => svc.searchText({ workdir: "w", query, regex: true, limit: 100, ...more });
@@ -117,6 +119,46 @@ describe("regex semantics per line", () => {
     // exactly 64 KiB still matches
     write(f.root, "edge.txt", `${"c".repeat(64 * 1024 - 6)}needle\n`);
     expect(at(await rx(f.svc, "c+needle$", { glob: "edge.txt" }))).toEqual(["edge.txt:1"]);
+  });
+
+  test("a large pattern matches shorter lines: the line cap is min(64 KiB, 2 Mi / its instruction count), exactly", async () => {
+    const f = single();
+    // a[ab]{900}c compiles to ~900 instructions: its cap is a few KiB
+    const compiled = compileLineRegex("a[ab]{900}c", true) as RegexLines;
+    const cap = compiled.lineCap;
+    expect(cap).toBe(regexLineCap(compiled.programSize()));
+    expect(cap).toBe(Math.floor(MAX_REGEX_CALL_WORK / compiled.programSize()));
+    expect(cap).toBeLessThan(8 * 1024);
+    // a match at the end of a line of exactly cap bytes, and of cap + 1 bytes
+    const line = (n: number) => `${"b".repeat(n - 902)}a${"ab".repeat(450)}c`;
+    write(f.root, "cap.txt", `${line(cap)}
+${line(cap + 1)}
+${line(1000)}
+`);
+    expect(at(await rx(f.svc, "a[ab]{900}c"))).toEqual(["cap.txt:1", "cap.txt:3"]);
+    // a small pattern keeps the full 64 KiB
+    expect(regexLineCap((compileLineRegex("needle", true) as RegexLines).programSize())).toBe(MAX_REGEX_LINE_BYTES);
+  });
+
+  test("each search's DFA takes its budget from the thread's and gives it back, whatever the outcome", async () => {
+    const f = single();
+    write(f.root, "ab.txt", `${"ab".repeat(4000)}\n`.repeat(8));
+    const re = compileLineRegex("a[ab]{20}[^ab]", true) as RegexLines;
+    // the re2js fields the budget is written to are there (re2js is pinned; an upgrade that moves them fails here)
+    expect(limitDfa((re as unknown as { re: Parameters<typeof limitDfa>[0] }).re, DFA_SEARCH_BYTES)).toBe(true);
+    expect(dfaBudgetLeft()).toBe(DFA_THREAD_BYTES);
+    setSearchWorkerEnabled(false);
+    try {
+      // more searches at once than the thread's budget has room for: the last ones run without a DFA
+      const many = Array.from({ length: DFA_THREAD_BYTES / DFA_SEARCH_BYTES + 2 }, () => rx(f.svc, "a[ab]{20}[^ab]"));
+      for (const r of await Promise.all(many)) expect(r.matches).toEqual([]);
+      expect(dfaBudgetLeft()).toBe(DFA_THREAD_BYTES);
+      // a refused search and a timed-out one give theirs back too
+      await expectCode(rx(f.svc, "a[ab]{20}[^ab]", { path: "ab.txt" }), "NOT_A_DIRECTORY");
+      expect(dfaBudgetLeft()).toBe(DFA_THREAD_BYTES);
+    } finally {
+      setSearchWorkerEnabled(true);
+    }
   });
 
   test("limit+1 early stop and truncation; glob filters which files are searched", async () => {

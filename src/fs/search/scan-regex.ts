@@ -20,12 +20,27 @@
 // ASCII cases (the Kelvin sign and long s are not ASCII). Non-ASCII pieces and non-ASCII literals
 // are not filtered.
 //
-// The event loop: one test() call cannot be interrupted, and a pathological pattern can make
-// re2js's NFA take ~10 ms per KiB. Pieces are sized so that one call takes about TARGET_MS
-// (halved after a slow call, doubled after a fast one) and the walk's clock is checked between
-// calls; a line is never split, so the bound on one call is one line of at most
-// MAX_REGEX_LINE_BYTES (longer lines never match in regex mode), with a program of at most
-// MAX_REGEX_PROGRAM instructions.
+// The event loop: one test() call cannot be interrupted. Its worst case is re2js's NFA, whose
+// cost per byte grows with the program (each byte can step every instruction), so the bytes one
+// call may see are bounded by a WORK budget of bytes x instructions: a line longer than
+// lineCap = min(MAX_REGEX_LINE_BYTES, MAX_REGEX_CALL_WORK / programSize) is never a regex match,
+// and pieces never grow past it. The per-instruction cost also depends on the instruction: a
+// large class such as \p{L} is a binary search per byte (~25 ns per byte-instruction for
+// `\p{L}{999}\d` on the 2-core bench machine under load, ~8 ns for `a[ab]{900}[^ab]`), so
+// MAX_REGEX_CALL_WORK is sized for the costly kind: ~50 ms per call at worst, which no call holds
+// the thread it runs on (the main thread included, and everywhere: the bound does not depend on
+// the search worker) for longer than. Between calls pieces are sized so that one call takes about
+// TARGET_MS (halved after a slow call, doubled after a fast one) and the walk's clock is checked.
+//
+// Memory: re2js's lazy DFA caches states up to a budget of its own reckoning (8 MiB by default,
+// ~3x that in JS heap), then throws them away and starts again, or gives up for the NFA when it
+// makes too little progress. A pattern whose states explode (`a[ab]{20}[^ab]` over two-letter
+// text) filled and refilled that cache, and the thrown-away states piled up in the old
+// generation: one search of half a MiB of such lines took serve's RSS to 160 MB, two at once to
+// 300 MB. Each search now gives its DFA at most DFA_SEARCH_BYTES, out of DFA_THREAD_BYTES for all
+// the searches of one thread (the main thread and the search worker each have theirs): a search
+// that finds the rest taken runs without the DFA, on the NFA (slower, and bounded by the program
+// size). A small cache is also faster on such patterns: the DFA gives up for the NFA sooner.
 
 import { isAscii, isUtf8 } from "node:buffer";
 import { RE2JS } from "re2js";
@@ -39,6 +54,39 @@ export const MAX_REGEX_CHARS = 1024;
 export const MAX_REGEX_PROGRAM = 2000;
 /** Longest line a regex is matched against; longer lines are never regex matches. */
 export const MAX_REGEX_LINE_BYTES = 64 * 1024;
+/** Bytes x program instructions one engine call may see (see the header): 2 Mi. */
+export const MAX_REGEX_CALL_WORK = 2 * 1024 * 1024;
+/** re2js's DFA state budget (its own cost estimate) for one search, and for all of one thread's searches. */
+export const DFA_SEARCH_BYTES = 256 * 1024;
+export const DFA_THREAD_BYTES = 1024 * 1024;
+
+/** The longest line a pattern of `programSize` instructions is matched against. */
+export function regexLineCap(programSize: number): number {
+  return Math.min(MAX_REGEX_LINE_BYTES, Math.floor(MAX_REGEX_CALL_WORK / Math.max(1, programSize)));
+}
+
+/** This thread's DFA budget not yet given to a search. */
+let dfaBytesLeft = DFA_THREAD_BYTES;
+
+/** The DFA budget still free on this thread (tests). */
+export function dfaBudgetLeft(): number {
+  return dfaBytesLeft;
+}
+
+/**
+ * Give `re`'s lazy DFA a state budget of `bytes` (0: no DFA, the NFA runs). Reaches into re2js
+ * (pinned 2.10.0: RE2JS.re2Input.dfa with maxMem, stateBudget and memBudget, and `failed` for "do
+ * not use"); false when those fields are not there, which a unit test turns into a failure.
+ */
+export function limitDfa(re: RE2JS, bytes: number): boolean {
+  const dfa = (re as unknown as { re2Input?: { dfa?: Record<string, unknown> } }).re2Input?.dfa;
+  if (dfa === undefined || typeof dfa.maxMem !== "number" || typeof dfa.stateBudget !== "number" || typeof dfa.memBudget !== "number" || typeof dfa.failed !== "boolean") return false;
+  dfa.maxMem = bytes;
+  dfa.stateBudget = bytes;
+  dfa.memBudget = bytes;
+  if (bytes === 0) dfa.failed = true;
+  return true;
+}
 
 const MIN_PIECE = 1024;
 const LEAF = 1024;
@@ -137,7 +185,11 @@ function holds(l: Literals, lowered: Buffer): boolean {
 }
 
 export class RegexLines {
-  private piece = 16 * 1024;
+  /** Lines longer than this are never matches; no piece is longer either (see the header). */
+  readonly lineCap: number;
+  private piece: number;
+  /** The DFA budget this search took from its thread (null: not yet, taken at the first call). */
+  private dfaBytes: number | null = null;
 
   constructor(
     private readonly re: RE2JS,
@@ -145,7 +197,32 @@ export class RegexLines {
     private readonly pieceSafe: boolean,
     /** case_sensitive=false: literals a piece must hold (see the header). */
     private readonly literals: Literals = null,
-  ) {}
+  ) {
+    this.lineCap = regexLineCap(re.programSize());
+    this.piece = Math.max(MIN_PIECE, Math.min(16 * 1024, this.lineCap));
+  }
+
+  /** Instructions of the compiled program (what lineCap is computed from). */
+  programSize(): number {
+    return this.re.programSize();
+  }
+
+  /** The search is over: its DFA budget goes back to the thread (and its DFA may be collected). */
+  release(): void {
+    if (this.dfaBytes === null) return;
+    dfaBytesLeft += this.dfaBytes;
+    this.dfaBytes = 0;
+    limitDfa(this.re, 0);
+  }
+
+  private budgeted(): RE2JS {
+    if (this.dfaBytes === null) {
+      this.dfaBytes = Math.min(DFA_SEARCH_BYTES, dfaBytesLeft);
+      dfaBytesLeft -= this.dfaBytes;
+      limitDfa(this.re, this.dfaBytes);
+    }
+    return this.re;
+  }
 
   private scratch: Buffer | null = null;
 
@@ -168,14 +245,14 @@ export class RegexLines {
 
   private test(bytes: Buffer, adapt: boolean): boolean {
     const t0 = performance.now();
-    const hit = this.re.test(bytes);
+    const hit = this.budgeted().test(bytes);
     if (adapt) this.adapt(bytes.length, performance.now() - t0);
     return hit;
   }
 
   private adapt(bytes: number, ms: number): void {
     if (ms > TARGET_MS) this.piece = Math.max(MIN_PIECE, this.piece >> 1);
-    else if (ms < TARGET_MS / 8 && bytes >= this.piece) this.piece = Math.min(MAX_REGEX_LINE_BYTES, this.piece << 1);
+    else if (ms < TARGET_MS / 8 && bytes >= this.piece) this.piece = Math.max(MIN_PIECE, Math.min(this.lineCap, this.piece << 1));
   }
 
   /**
@@ -193,7 +270,7 @@ export class RegexLines {
         // the line at s is longer than a piece: it is a piece of its own, if short enough to match
         const nl = view.indexOf(10, s);
         e = nl === -1 ? view.length : nl + 1;
-        if ((nl === -1 ? e : nl) - s > MAX_REGEX_LINE_BYTES) {
+        if ((nl === -1 ? e : nl) - s > this.lineCap) {
           s = e;
           continue;
         }
@@ -206,7 +283,10 @@ export class RegexLines {
 
   private async range(view: Buffer, s: number, e: number, want: number, hits: LineHit[], count: { at: number; lines: number }, pace: Pace, top: boolean): Promise<void> {
     if (top && !this.mayHold(view.subarray(s, e))) return;
-    if (this.pieceSafe) {
+    // one line (its \n, if any, last): tested once, as the line, rather than once with its \n first
+    const nl = view.indexOf(10, s);
+    const oneLine = nl === -1 || nl >= e - 1;
+    if (this.pieceSafe && !oneLine) {
       if (!this.test(view.subarray(s, e), top)) return;
       if (e - s > LEAF) {
         const half = (s + e) >>> 1;
@@ -232,7 +312,7 @@ export class RegexLines {
         next = e;
       }
       const line = view.subarray(ls, le);
-      if (line.length <= MAX_REGEX_LINE_BYTES && this.re.test(line) && isUtf8(line)) {
+      if (line.length <= this.lineCap && this.budgeted().test(line) && isUtf8(line)) {
         count.lines += countNewlines(view, count.at, ls);
         count.at = ls;
         const { text, truncated } = matchText(line);
@@ -240,6 +320,6 @@ export class RegexLines {
       }
       ls = next;
     }
-    if (!this.pieceSafe && top) this.adapt(e - s, performance.now() - t0);
+    if ((!this.pieceSafe || oneLine) && top) this.adapt(e - s, performance.now() - t0);
   }
 }

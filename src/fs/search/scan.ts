@@ -123,6 +123,11 @@ export class Scanner {
     this.anchors = !caseSensitive && regex === null && this.asciiNeedle !== null ? foldAnchors(this.asciiNeedle) : null;
   }
 
+  /** The search is over: what its regex holds for the thread (its DFA budget) goes back. */
+  release(): void {
+    this.regex?.release();
+  }
+
   /**
    * Scan one open regular file. `want` is how many matches are still useful (limit+1 - found).
    * Returns the file's matches (already NUL-cut): synchronously when one read settles it (the

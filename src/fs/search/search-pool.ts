@@ -201,6 +201,11 @@ export class PoolSession {
     return !this.ended && this.pool.isReady() && this.sent - Atomics.load(this.pool.flags, DONE_BASE + this.slot) < DEPTH;
   }
 
+  /** Resolves once the worker takes batches (true), or when it cannot run (false). */
+  whenReady(): Promise<boolean> {
+    return this.pool.whenReady();
+  }
+
   /** Hand a batch to the worker: its result, or null if the search was cancelled before it finished. */
   post(seq: number, groups: BatchGroup[]): Promise<BatchResult | null> {
     this.sent++;

@@ -102,6 +102,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     queue.push(m);
     if (!running) void drain();
   } else if (m.type === "end") {
+    scanners.get(m.id)?.release();
     scanners.delete(m.id);
     // A search leaves garbage here (stat results, paths, and the batch messages, whose serialized
     // bytes live outside the JS heap). This heap stays a few MB, so its collector rarely runs on

@@ -80,6 +80,12 @@ const BATCH_DIRS = 16;
 const SEARCH_GC_TICKS = 8_192;
 /** After a cancel, how long the worker may take to give a batch back before it is ended. */
 const CANCEL_GRACE_MS = 2000;
+/**
+ * How long a search's first batch waits for a worker that is still starting (it takes ~30 ms
+ * after serve's start-up; see search-pool.ts) before this thread scans it: a batch scanned here
+ * shares this thread with every other request, so it goes to the worker whenever there is one.
+ */
+const WORKER_START_WAIT_MS = 1000;
 
 /**
  * Read buffers of finished searches, for the next ones: a search holds its 1 MiB buffer from start
@@ -139,6 +145,7 @@ class SearchRun {
   /** The batches finished in walk order hold `want` matches: nothing later can change the answer. */
   private stopped = false;
   private failure: Error | null = null;
+  private waitedForWorker = false;
   private groups: Group[] = [];
   private files = 0;
   private seq = 0;
@@ -264,6 +271,7 @@ class SearchRun {
     this.groups = [];
     // nothing scans on this thread any more: the buffer may serve the next search
     if (spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(this.buffer);
+    this.scanner.release();
     const session = this.session;
     if (session === null) return;
     if (this.inflight.size > 0) {
@@ -310,9 +318,21 @@ class SearchRun {
     this.groups = [];
     this.files = 0;
     const session = this.session;
+    if (session !== null && !this.waitedForWorker) await this.waitForWorker(session);
     if (session !== null && session.canTake()) this.post(session, groups);
     else await this.scanHere(groups);
     this.throwFailure();
+  }
+
+  /** Once per search, before its first batch: let a starting worker come up (bounded, and the deadline still holds). */
+  private async waitForWorker(session: PoolSession): Promise<void> {
+    this.waitedForWorker = true;
+    if (session.canTake()) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([session.whenReady(), new Promise((r) => (timer = setTimeout(r, WORKER_START_WAIT_MS)))]);
+    clearTimeout(timer);
+    this.clock.due();
+    await this.clock.pause();
   }
 
   /** Hand a batch to the worker; its directories stay open until the answer (or the thread's end). */
