@@ -1,5 +1,5 @@
 // The unified diff edit_text_file returns (docs/tools.md, `edit_text_file`). Computing it holds
-// the event loop for a bounded time (at most ~0.12 s of CPU measured in the compiled serve on a
+// the event loop for a bounded time (at most ~0.13 s of CPU measured in the compiled serve on a
 // 2-core machine, the first diff after start included: inside the documented 0.25 s; see
 // bench/fs/edit-diff.ts) and bounded memory (+~13 MB peak: bench/fs/peak-rss.ts), whatever the
 // edit, and its text is at most DIFF_MAX_BYTES. Every bound is on sizes and counts, never on the clock, so the same edit always
