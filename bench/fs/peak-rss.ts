@@ -11,6 +11,7 @@ import { type CallToolResult, ListToolsResultSchema } from "@modelcontextprotoco
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { buildDiffTree, DIFF_CASES } from "../lib/diff-cases.ts";
 import { machineLine } from "../lib/machine.ts";
 import { openServe, vmHwmKiB, type ServeSession as Session } from "../lib/serve-session.ts";
 
@@ -99,7 +100,17 @@ function buildTree(dir: string): void {
   fs.writeFileSync(path.join(dir, "max.png"), Buffer.concat([png, Buffer.alloc(5 * MiB - png.length, 0xa5)]));
   // The largest download the default limit allows.
   fs.writeFileSync(path.join(dir, "max.bin"), Buffer.alloc(8 * MiB, 0xa5));
+  buildDiffTree(path.join(dir, "diff"));
 }
+
+const DIFF_SCENARIOS: Scenario[] = DIFF_CASES.map((c) => ({
+  name: `diff: ${c.name}`,
+  run: async (s) => {
+    const p = `diff/${c.file}`;
+    const r = await s.call("edit_text_file", { workdir: "w", path: p, expected_revision: await revision(s, p), edits: c.edits, dry_run: c.dryRun });
+    return r.isError ? outcome(r) : (r.structuredContent as { diff_truncated: boolean }).diff_truncated ? "ok, truncated" : "ok, diff";
+  },
+}));
 
 type Scenario = { name: string; run: (s: Session, dir: string) => Promise<string> };
 
@@ -244,6 +255,7 @@ const SCENARIOS: Scenario[] = [
     run: async (s) =>
       outcome(await s.call("upload_binary_file", { workdir: "w", path: "max.bin", data_base64: Buffer.alloc(8 * MiB, 0x5a).toString("base64"), overwrite: true, expected_revision: await revision(s, "max.bin") })),
   },
+  ...DIFF_SCENARIOS,
 ];
 
 async function main(): Promise<void> {

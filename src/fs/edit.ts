@@ -7,7 +7,7 @@
 import { isUtf8 } from "node:buffer";
 import fs, { type BigIntStats } from "node:fs";
 import type { Target, Workspace } from "./context.ts";
-import { editDiff } from "./edit-diff.ts";
+import { editDiffSoon } from "./edit-diff.ts";
 import { fail } from "./fail.ts";
 import type { MutationGate } from "./gate.ts";
 import { readFully } from "./open.ts";
@@ -168,7 +168,8 @@ export async function editTextFile(
   const dryRun = options.dryRun === true;
   const r = dryRun ? await run(false) : await gate.run(w, () => run(true));
   // After publication (and outside the lease): the diff is only a report of what was written.
-  const { diff, diff_truncated } = editDiff(t.rel, r.before.toString("utf8"), r.after.toString("utf8"));
+  // Unless it is tiny, it runs after the requests already read are answered.
+  const { diff, diff_truncated } = await editDiffSoon(t.rel, r.before, r.after);
   return {
     workdir: t.alias,
     path: t.rel,

@@ -1,15 +1,18 @@
 // edit_text_file's dry run and returned diff at the service level, on real files: the exact diff
 // text of small edits (LF, CRLF, no final newline, BOM), a dry run that writes nothing (bytes,
 // mtime, inode, directory entries) and takes no writer lease but makes every check the edit
-// makes, the real edit returning the dry run's diff, and both diff bounds.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { applyPatch, parsePatch } from "diff";
+// makes, the real edit returning the dry run's diff, and the diff's bounds. Only the window
+// between the texts' common prefix and suffix is diffed: generated edits (LF and CRLF, with and
+// without a final newline, at the first and last lines, several regions) check that the result is
+// still a unified diff of the whole file, line numbers and context included.
+import { describe, expect, test } from "bun:test";
+import { applyPatch, FILE_HEADERS_ONLY, formatPatch, parsePatch, structuredPatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
 import { ServerfsError } from "../../src/errors.ts";
 import { createFileService, DIFF_MAX_BYTES, type MutationGate } from "../../src/fs/index.ts";
 import { expectCode, physical, read, registry, removeTemp, single, workdir, write } from "./helpers.ts";
-import { DIFF_TIMEOUT_MS, diffTiming } from "../../src/fs/edit-diff.ts";
+import { DIFF_MAX_COMPARISONS, DIFF_MAX_WINDOW_BYTES, DIFF_MAX_WINDOW_LINES, editDiff } from "../../src/fs/edit-diff.ts";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -25,6 +28,89 @@ function disk(root: string, name: string) {
   const st = fs.statSync(path.join(root, name), { bigint: true });
   return { bytes: read(root, name).toString("hex"), ino: st.ino, mtime: st.mtimeNs, ctime: st.ctimeNs, names: physical(path.dirname(path.join(root, name))) };
 }
+
+/**
+ * What is wrong with `diff` as the unified diff of `a` → `b` with 3 lines of context ([] when
+ * nothing): it must apply, every hunk's lines must be the files' lines at exactly its line
+ * numbers, and each hunk has 3 lines of context each side unless the file starts or ends first.
+ */
+function problems(a: string, b: string, diff: string): string[] {
+  const out: string[] = [];
+  if (applyPatch(a, diff) !== b) out.push("does not apply");
+  const lines = (t: string) => t.split(/(?<=\n)/).filter((l) => l !== "").map((l) => l.replace(/\n$/, ""));
+  const [A, B] = [lines(a), lines(b)];
+  for (const h of parsePatch(diff)[0]!.hunks) {
+    let [o, n] = [h.oldStart - 1, h.newStart - 1];
+    const body = h.lines.filter((l) => !l.startsWith("\\"));
+    for (const l of body) {
+      if (l[0] !== "+" && A[o++] !== l.slice(1)) out.push(`old line ${o} is not ${JSON.stringify(l)}`);
+      if (l[0] !== "-" && B[n++] !== l.slice(1)) out.push(`new line ${n} is not ${JSON.stringify(l)}`);
+    }
+    const lead = body.findIndex((l) => l[0] !== " ");
+    const trail = [...body].reverse().findIndex((l) => l[0] !== " ");
+    if (lead < 3 && h.oldStart - 1 > lead) out.push(`hunk at ${h.oldStart}: ${lead} leading context lines`);
+    if (trail < 3 && o < A.length) out.push(`hunk at ${h.oldStart}: ${trail} trailing context lines`);
+  }
+  return out;
+}
+
+/** jsdiff's diff of the whole texts, as editDiff formats it. */
+const wholeFileDiff = (a: string, b: string) => formatPatch(structuredPatch("f", "f", a, b, undefined, undefined, { context: 3 }), FILE_HEADERS_ONLY);
+
+describe("only the changed window is diffed, and the result is a diff of the whole file", () => {
+  test("edge cases: the same text as jsdiff's diff of the whole file", () => {
+    const cases: [string, string][] = [
+      ["", "x\n"],
+      ["x\n", ""],
+      ["x", "x\n"],
+      ["x\n", "x"],
+      ["ab\n", "b\n"], // the common suffix starts inside a line
+      ["a\nb\n", "a\nX\nb\n"], // a pure insertion: the old side of the window is only context
+      ["a\nb\nc\n", "a\nc\n"],
+      ["l1\r\nl2\r\nl3\r\nl4\r\nl5\r\nl6\r\nl7\r\nl8", "l1\r\nl2\r\nl3\r\nL4\r\nl5\r\nl6\r\nl7\r\nl8"],
+      ["first\n2\n3\n4\n5\n6\n", "FIRST\n2\n3\n4\n5\n6\n"],
+      ["1\n2\n3\n4\n5\nlast", "1\n2\n3\n4\n5\nLAST"],
+      ["1\n2\n3\n4\n5\nlast\n", "1\n2\n3\n4\n5\nlast\nmore"],
+      ["日本\n語\n", "日本\n語!\n"],
+    ];
+    for (const [a, b] of cases) {
+      const d = editDiff("f", a, b);
+      expect([a, b, d.diff, d.diff_truncated]).toEqual([a, b, wholeFileDiff(a, b), false]);
+      expect(problems(a, b, d.diff)).toEqual([]);
+    }
+  });
+
+  test("3000 generated edits (LF, CRLF, final newline or not, first and last lines, up to 4 places): every diff is right", () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    let checked = 0;
+    for (let n = 0; n < 3000; n++) {
+      const eol = random() < 0.3 ? "\r\n" : "\n";
+      const final = random() < 0.7;
+      const text = (ls: string[], fin: boolean) => ls.join(eol) + (fin && ls.length > 0 ? eol : "");
+      const lines = Array.from({ length: Math.floor(random() * 30) }, () => pick(["a", "b", "c", "", "dd"]));
+      const edited = [...lines];
+      for (let k = 1 + Math.floor(random() * 4); k > 0; k--) {
+        const at = pick([0, edited.length - 1, edited.length, Math.floor(random() * (edited.length + 1))]);
+        const op = random();
+        if (op < 0.33) edited.splice(at, 0, pick(["a", "x", "b"]));
+        else if (op < 0.66) edited.splice(at, 1);
+        else edited[Math.max(0, at)] = pick(["y", "a", ""]);
+      }
+      const [a, b] = [text(lines, final), text(edited, random() < 0.2 ? !final : final)];
+      const d = editDiff("f", a, b);
+      if (a === b) {
+        expect(d).toEqual({ diff: "", diff_truncated: false });
+        continue;
+      }
+      expect(d.diff_truncated).toBe(false);
+      expect([a, b, problems(a, b, d.diff)]).toEqual([a, b, []]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(2500);
+  });
+});
 
 describe("the diff text", () => {
   const cases: [string, string | Buffer, { old_text: string; new_text: string; expected_count?: number }[], string][] = [
@@ -141,14 +227,7 @@ describe("a dry run writes nothing and refuses what the edit would refuse", () =
   });
 });
 
-describe("diff bounds", () => {
-  // This proves the byte bound; the time bound must not decide it on a loaded machine.
-  beforeAll(() => {
-    diffTiming.timeoutMs = 60_000;
-  });
-  afterAll(() => {
-    diffTiming.timeoutMs = DIFF_TIMEOUT_MS;
-  });
+describe("diff bounds (all on sizes and counts: the same edit always gets the same diff)", () => {
   test(`hunks beyond ${DIFF_MAX_BYTES} bytes are left out whole: diff_truncated, and what is kept still applies`, async () => {
     // 180 changed lines 10 lines apart: 180 separate hunks of ~250 bytes
     const lines = Array.from({ length: 1800 }, (_, i) => (i % 10 === 5 ? `MARK line ${i} ${"p".repeat(40)}\n` : `plain line ${i} ${"q".repeat(20)}\n`));
@@ -185,6 +264,110 @@ describe("diff bounds", () => {
     expect(read(root, name).toString()).toBe(text.replaceAll("old", "new"));
     svc.close();
     removeTemp(base);
+  });
+
+  test("a one-line edit of a 1 MiB file of short lines: only its window is diffed, at the file's line numbers", async () => {
+    const lines = Array.from({ length: (1024 * 1024) / 8 - 1 }, (_, i) => `l${String(i).padStart(6, "0")}\n`);
+    const { svc, root, rev, name, base } = await setup(lines.join(""));
+    const edits = [{ old_text: "l070000\n", new_text: "changed\n" }];
+    const dry = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits, dry_run: true });
+    const diff = "--- notes.txt\n+++ notes.txt\n@@ -69998,7 +69998,7 @@\n l069997\n l069998\n l069999\n-l070000\n+changed\n l070001\n l070002\n l070003\n";
+    expect([dry.diff, dry.diff_truncated]).toEqual([diff, false]);
+    const real = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits });
+    expect([real.diff, real.diff_truncated]).toEqual([diff, false]);
+    expect(read(root, name).toString()).toBe(lines.join("").replace("l070000\n", "changed\n"));
+    svc.close();
+    removeTemp(base);
+  });
+
+  test(`far-apart edits: a window of ${DIFF_MAX_WINDOW_LINES} lines (old and new) is diffed, one line more gives headers only`, async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => `row ${i}\n`);
+    const { svc, root, base } = single();
+    // rows 0 and k - 1 change: the window is rows 0 .. k + 2 on each side
+    for (const [k, truncated] of [[DIFF_MAX_WINDOW_LINES / 2 - 3, false], [DIFF_MAX_WINDOW_LINES / 2 - 2, true]] as const) {
+      const name = `far-${k}.txt`;
+      write(root, name, lines.join(""));
+      const rev = (await svc.statFile({ workdir: "w", path: name })).revision;
+      const edits = [
+        { old_text: "row 0\n", new_text: "first\n" },
+        { old_text: `row ${k - 1}\n`, new_text: "last\n" },
+      ];
+      const after = lines.map((l, i) => (i === 0 ? "first\n" : i === k - 1 ? "last\n" : l)).join("");
+      const dry = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits, dry_run: true });
+      expect(dry.diff_truncated).toBe(truncated);
+      if (truncated) expect(dry.diff).toBe(`--- ${name}\n+++ ${name}\n`);
+      else {
+        expect(parsePatch(dry.diff)[0]!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1, 4, 1, 4], [k - 3, 7, k - 3, 7]]);
+        expect(problems(lines.join(""), after, dry.diff)).toEqual([]);
+      }
+      await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits });
+      expect(read(root, name).toString()).toBe(after);
+    }
+    svc.close();
+    removeTemp(base);
+  });
+
+  test(`a window of ${DIFF_MAX_WINDOW_BYTES} bytes (old and new) is diffed, one byte more gives headers only`, async () => {
+    const { svc, root, base } = single();
+    // two changed short lines with one long unchanged line between them, out of the hunks' context
+    const short = "s0\ns1\ns2\ns3\n";
+    const windowOf = (long: string) => `s1\ns2\ns3\nCHANGE-1\n${short}${long}${short}CHANGE-2\ns0\ns1\ns2\n`;
+    const long = `${"L".repeat(DIFF_MAX_WINDOW_BYTES / 2 - Buffer.byteLength(windowOf("")) - 1)}\n`;
+    expect(Buffer.byteLength(windowOf(long)) * 2).toBe(DIFF_MAX_WINDOW_BYTES);
+    const text = `head\n${short}CHANGE-1\n${short}${long}${short}CHANGE-2\n${short}tail\n`;
+    // the same length on the new side, or one byte more
+    for (const [replacement, truncated] of [["DONE-001", false], ["DONE-0001", true]] as const) {
+      const name = `wide-${replacement}.txt`;
+      write(root, name, text);
+      const rev = (await svc.statFile({ workdir: "w", path: name })).revision;
+      const edits = [
+        { old_text: "CHANGE-1", new_text: replacement },
+        { old_text: "CHANGE-2", new_text: "DONE-002" },
+      ];
+      const after = text.replace("CHANGE-1", replacement).replace("CHANGE-2", "DONE-002");
+      const dry = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits, dry_run: true });
+      expect(dry.diff_truncated).toBe(truncated);
+      if (truncated) expect(dry.diff).toBe(`--- ${name}\n+++ ${name}\n`);
+      else {
+        expect(parsePatch(dry.diff)[0]!.hunks.map((h) => [h.oldStart, h.oldLines])).toEqual([[3, 7], [13, 7]]);
+        expect(problems(text, after, dry.diff)).toEqual([]);
+      }
+      await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits });
+      expect(read(root, name).toString()).toBe(after);
+    }
+    svc.close();
+    removeTemp(base);
+  });
+
+  test("replace-all over thousands of lines: 150 changed lines of 3000, one diff of the whole file", async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => (i % 20 === 3 ? `k${i} = old\n` : `k${i}\n`));
+    const { svc, root, rev, name, base } = await setup(lines.join(""));
+    const edits = [{ old_text: "old", new_text: "new", expected_count: 150 }];
+    const after = lines.join("").replaceAll("old", "new");
+    const dry = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits, dry_run: true });
+    expect(dry.diff_truncated).toBe(false);
+    expect(parsePatch(dry.diff)[0]!.hunks.length).toBe(150);
+    expect(problems(lines.join(""), after, dry.diff)).toEqual([]);
+    const real = await svc.editTextFile({ workdir: "w", path: name, expected_revision: rev, edits });
+    expect([real.diff, real.diff_truncated]).toEqual([dry.diff, false]);
+    expect(read(root, name).toString()).toBe(after);
+    svc.close();
+    removeTemp(base);
+  });
+
+  test(`past ${DIFF_MAX_COMPARISONS} line comparisons the diff keeps only its headers (many changes among few distinct lines)`, () => {
+    // 3000 lines of a 3-line alphabet, every 50th or every 20th replaced: 120 or 300 insertions
+    // and deletions (under the 1000 bound), a window of 6000 lines (under its bound); ~67 000
+    // and ~176 000 comparisons
+    const lines = Array.from({ length: 3000 }, (_, i) => `l${i % 3}\n`);
+    const replaced = (count: number) => {
+      const step = Math.floor(3000 / count);
+      return lines.map((l, i) => (i % step === 0 && i / step < count ? "X\n" : l)).join("");
+    };
+    const under = editDiff("f", lines.join(""), replaced(60));
+    expect(under.diff_truncated).toBe(false);
+    expect(problems(lines.join(""), replaced(60), under.diff)).toEqual([]);
+    expect(editDiff("f", lines.join(""), replaced(150))).toEqual({ diff: "--- f\n+++ f\n", diff_truncated: true });
   });
 
   test("one hunk larger than the cap: headers only", async () => {
