@@ -13,7 +13,7 @@ export type { MediaOutput } from "./media.ts";
 export type { StatOutput } from "./stat.ts";
 export type { CreateTextOutput } from "./create.ts";
 export type { EditTextOutput, TextEdit } from "./edit.ts";
-export { DIFF_MAX_BYTES, DIFF_MAX_EDIT_LINES } from "./edit-diff.ts";
+export { DIFF_MAX_BYTES, DIFF_MAX_COMPARISONS, DIFF_MAX_EDIT_LINES, DIFF_MAX_WINDOW_BYTES, DIFF_MAX_WINDOW_LINES } from "./edit-diff.ts";
 export type { DeleteFileOutput } from "./delete.ts";
 export type { CreateDirectoryOutput, DeleteDirectoryOutput } from "./directory.ts";
 export type { MoveOutput } from "./move.ts";

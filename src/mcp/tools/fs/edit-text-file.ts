@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DIFF_MAX_BYTES, DIFF_MAX_EDIT_LINES } from "../../../fs/index.ts";
+import { DIFF_MAX_BYTES, DIFF_MAX_COMPARISONS, DIFF_MAX_EDIT_LINES, DIFF_MAX_WINDOW_BYTES, DIFF_MAX_WINDOW_LINES } from "../../../fs/index.ts";
 import { HINTS, defineTool, type McpTool } from "../../tool.ts";
 import { revisionArg, revisionOut, targetPathArg, workdirArg } from "./common.ts";
 import type { FsToolDeps } from "./service.ts";
@@ -47,7 +47,9 @@ export const editTextFileOutput = z.object({
   diff: z.string().describe(`Unified diff of the change, labelled with the workdir-relative path; "" when nothing changed.`),
   diff_truncated: z
     .boolean()
-    .describe(`true: the diff holds only the hunks that fit in ${DIFF_MAX_BYTES / 1024} KiB, or only its headers when the change needs more than ${DIFF_MAX_EDIT_LINES} line insertions and deletions.`),
+    .describe(
+      `true: the diff holds only the hunks that fit in ${DIFF_MAX_BYTES / 1024} KiB, or only its headers when the changed region (first to last changed line, old and new text together) holds more than ${DIFF_MAX_WINDOW_LINES} lines or ${DIFF_MAX_WINDOW_BYTES / 1024 / 1024} MiB, or the change needs more than ${DIFF_MAX_EDIT_LINES} line insertions and deletions or ${DIFF_MAX_COMPARISONS} line comparisons. The edit itself is never limited by these.`,
+    ),
 });
 
 export function editTextFileTool(deps: FsToolDeps): McpTool {
