@@ -1,19 +1,13 @@
-// The Bridge's named-pipe name on Windows. The name only disambiguates users (it is derived from
-// the user SID); authentication is the per-user token (../token.ts) and the pipe's DACL.
-import { createHash } from "node:crypto";
+// The current user's SID, which the Bridge pipe's DACL (./pipe-dacl.ts) and the token file's privacy
+// check (../token.ts) name. The pipe's name itself derives from the state directory
+// (src/config/paths.ts), not from the user: it only disambiguates, anyone can compute it, and the
+// handshake over the token (src/bridge/ipc/handshake.ts) is what authenticates both ends.
 import { ptr, read } from "bun:ffi";
 import { platformError } from "../errors.ts";
 import { advapi32, kernel32 } from "./kernel32.ts";
 
 const TOKEN_QUERY = 0x0008;
 const TokenUser = 1;
-
-/** `\\.\pipe\serverfs-bridge-v1-<first 16 hex of sha256(upper-cased SID)>`. Pure. */
-export function pipeNameForSid(sid: string): string {
-  if (!/^S-\d+(-\d+)+$/i.test(sid)) throw platformError("INVALID_ARGUMENT", "not a SID string");
-  const digest = createHash("sha256").update(sid.toUpperCase(), "utf8").digest("hex").slice(0, 16);
-  return `\\\\.\\pipe\\serverfs-bridge-v1-${digest}`;
-}
 
 /** The current user's SID as a string (S-1-5-21-...). */
 export function currentUserSid(): string {
@@ -47,8 +41,4 @@ export function currentUserSid(): string {
   } finally {
     k.CloseHandle(tokenHandle[0]!);
   }
-}
-
-export function pipeName(): string {
-  return pipeNameForSid(currentUserSid());
 }
