@@ -1,10 +1,29 @@
-// The current user's SID, which the Bridge pipe's DACL (./pipe-dacl.ts) and the token file's privacy
-// check (../token.ts) name. The pipe's name itself derives from the state directory
-// (src/config/paths.ts), not from the user: it only disambiguates, anyone can compute it, and the
-// handshake over the token (src/bridge/ipc/handshake.ts) is what authenticates both ends.
-import { ptr, read } from "bun:ffi";
+// The Bridge pipe's neighbours on Windows: whether a pipe name is already held by someone, and the
+// current user's SID, which the pipe's DACL (./pipe-dacl.ts) and the token file's privacy check
+// (../token.ts) name. The pipe's name itself derives from the state directory, not from the user:
+// it only disambiguates, anyone can compute it, and the handshake over the token
+// (src/bridge/ipc/handshake.ts) is what authenticates both ends.
+import { dlopen, FFIType, ptr, read } from "bun:ffi";
 import { platformError } from "../errors.ts";
-import { advapi32, kernel32 } from "./kernel32.ts";
+import { advapi32, kernel32, wide } from "./kernel32.ts";
+
+const ERROR_FILE_NOT_FOUND = 2;
+const PIPE_PREFIX = "\\\\.\\pipe\\";
+
+let waitNamedPipe: ((name: unknown, timeoutMs: number) => number) | null = null;
+
+/**
+ * Whether a named pipe of this name exists now, whoever created it; WaitNamedPipeW answers without
+ * connecting to it. Anything but "no such pipe" counts as held (fail closed). A path that is not a
+ * pipe name is never held here: it is a unix socket path, where listen reports EADDRINUSE itself.
+ */
+export function pipeNameHeld(pipePath: string): boolean {
+  if (!pipePath.toLowerCase().startsWith(PIPE_PREFIX)) return false;
+  const k = kernel32();
+  waitNamedPipe ??= dlopen("kernel32.dll", { WaitNamedPipeW: { args: [FFIType.ptr, FFIType.u32], returns: FFIType.i32 } }).symbols.WaitNamedPipeW as never;
+  if (waitNamedPipe!(ptr(wide(pipePath)), 1) !== 0) return true;
+  return k.GetLastError() !== ERROR_FILE_NOT_FOUND;
+}
 
 const TOKEN_QUERY = 0x0008;
 const TokenUser = 1;

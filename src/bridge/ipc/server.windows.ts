@@ -15,6 +15,7 @@ import { LineDecoder, failure } from "./protocol.ts";
 import { MAX_HANDSHAKE_LINE_BYTES, ServerHandshake } from "./handshake.ts";
 import type { BridgeListener } from "./server.posix.ts";
 import { restrictPipeToCurrentUser } from "../../../platform/windows/pipe-dacl.ts";
+import { pipeNameHeld } from "../../../platform/windows/pipe.ts";
 
 export interface WindowsServerOptions {
   pipePath: string;
@@ -25,6 +26,8 @@ export interface WindowsServerOptions {
   bounds?: Partial<SocketBounds>;
   /** Test seam: applies the current-user-only DACL to the listening pipe; false = could not. */
   restrictPipe?: (pipePath: string) => boolean;
+  /** Test seam: whether some process already holds the pipe name (default: WaitNamedPipeW). */
+  nameHeld?: (pipePath: string) => boolean;
 }
 
 /**
@@ -45,6 +48,13 @@ function rawSocket(socket: net.Socket): RawSocket {
 
 export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<BridgeListener> {
   const log = opts.log ?? (() => {});
+  // Someone holds the name (a squatter waiting for our clients): do not add our instances to theirs,
+  // where a client could reach either. Under Wine 8 listen itself succeeds on a name another
+  // process holds (measured), so this check is what refuses it there. Clients refuse whoever
+  // cannot prove the token either way.
+  if ((opts.nameHeld ?? pipeNameHeld)(opts.pipePath)) {
+    throw new ServerfsError("SOCKET_PATH_IN_USE", "another process already holds the Bridge pipe name");
+  }
   const live = new ConnectionSet(opts.dispatch, log, socketBounds(opts.bounds));
   const server = net.createServer((socket) => {
     const conn = live.open(rawSocket(socket));
