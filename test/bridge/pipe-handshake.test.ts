@@ -21,7 +21,7 @@ const OTHER = "b".repeat(64);
 const hex = (n: number, c = "0") => c.repeat(n * 2);
 
 /** The real Windows listener on a unix socket path; counts what it dispatched and logged. */
-async function realBridge(token = TOKEN) {
+async function realBridge(token = TOKEN, bounds: { maxConnections?: number } = {}) {
   const dir = tempDir("sfs-hs-");
   const p = path.join(dir, "pipe.sock");
   const dispatched: string[] = [];
@@ -34,6 +34,7 @@ async function realBridge(token = TOKEN) {
       return { hello: true };
     },
     log: (event) => logs.push(event),
+    bounds,
     // A unix socket has no DACL; the pipe's is tested under Windows (test/platform/windows-pipe-dacl.test.ts).
     restrictPipe: () => true,
   });
@@ -294,6 +295,20 @@ test("a Bridge's messages recorded in one session do not authenticate it to the 
     expect(sq.received()[0]).not.toContain("bridge.status");
   } finally {
     await sq.close();
+  }
+});
+
+test("a Bridge over its connection cap refuses before any handshake: the client cannot trust that, and says what it got", async () => {
+  const b = await realBridge(TOKEN, { maxConnections: 1 });
+  const holder = net.connect({ path: b.path });
+  try {
+    await new Promise<void>((resolve) => holder.once("data", () => resolve()));
+    const err = await new BridgeClient({ path: b.path, pipeToken: TOKEN }, 10_000).call("bridge.status", {}).catch((e) => e);
+    expect(err).toMatchObject({ code: "BRIDGE_NOT_AUTHENTIC", message: expect.stringContaining("it answered CONNECTION_LIMIT_REACHED instead") });
+    expect(b.dispatched).toEqual([]);
+  } finally {
+    holder.destroy();
+    await b.close();
   }
 });
 
