@@ -14,13 +14,11 @@ import { JournalSlot, journaledContainment } from "./journal.ts";
 import type { Containment, LeaseProvider, PeerIdentity, SpawnJournal, StopProofReport } from "./types.ts";
 import { createWindowsContainment } from "./windows/containment.ts";
 import { createWindowsLeases } from "./windows/lease.ts";
-import { pipeName as windowsPipeName, pipeNameForSid } from "./windows/pipe.ts";
 import { enterKillOnCloseJob } from "./windows/safety-net.ts";
 
 export { scrubEnv, isScrubbedName, RUN_ID_VARIABLE, RUN_ID_PATTERN } from "./env.ts";
 export { ensureBridgeToken, readBridgeToken, tokensEqual, TOKEN_FILE_NAME } from "./token.ts";
 export { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "./windows/argv-quote.ts";
-export { pipeNameForSid };
 export type * from "./types.ts";
 
 let containmentInstance: Containment | null = null;
@@ -112,10 +110,4 @@ export function becomeSubreaper(): boolean {
   } catch {
     return false;
   }
-}
-
-/** Windows: the Bridge's named-pipe name for the current user (derived from the user SID). */
-export function pipeName(): string {
-  if (!IS_WINDOWS) throw unsupported("named pipes");
-  return windowsPipeName();
 }

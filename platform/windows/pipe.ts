@@ -1,19 +1,32 @@
-// The Bridge's named-pipe name on Windows. The name only disambiguates users (it is derived from
-// the user SID); authentication is the per-user token (../token.ts) and the pipe's DACL.
-import { createHash } from "node:crypto";
-import { ptr, read } from "bun:ffi";
+// The Bridge pipe's neighbours on Windows: whether a pipe name is already held by someone, and the
+// current user's SID, which the pipe's DACL (./pipe-dacl.ts) and the token file's privacy check
+// (../token.ts) name. The pipe's name itself derives from the state directory, not from the user:
+// it only disambiguates, anyone can compute it, and the handshake over the token
+// (src/bridge/ipc/handshake.ts) is what authenticates both ends.
+import { dlopen, FFIType, ptr, read } from "bun:ffi";
 import { platformError } from "../errors.ts";
-import { advapi32, kernel32 } from "./kernel32.ts";
+import { advapi32, kernel32, wide } from "./kernel32.ts";
+
+const ERROR_FILE_NOT_FOUND = 2;
+const PIPE_PREFIX = "\\\\.\\pipe\\";
+
+let waitNamedPipe: ((name: unknown, timeoutMs: number) => number) | null = null;
+
+/**
+ * Whether a named pipe of this name exists now, whoever created it; WaitNamedPipeW answers without
+ * connecting to it. Anything but "no such pipe" counts as held (fail closed). A path that is not a
+ * pipe name is never held here: it is a unix socket path, where listen reports EADDRINUSE itself.
+ */
+export function pipeNameHeld(pipePath: string): boolean {
+  if (!pipePath.toLowerCase().startsWith(PIPE_PREFIX)) return false;
+  const k = kernel32();
+  waitNamedPipe ??= dlopen("kernel32.dll", { WaitNamedPipeW: { args: [FFIType.ptr, FFIType.u32], returns: FFIType.i32 } }).symbols.WaitNamedPipeW as never;
+  if (waitNamedPipe!(ptr(wide(pipePath)), 1) !== 0) return true;
+  return k.GetLastError() !== ERROR_FILE_NOT_FOUND;
+}
 
 const TOKEN_QUERY = 0x0008;
 const TokenUser = 1;
-
-/** `\\.\pipe\serverfs-bridge-v1-<first 16 hex of sha256(upper-cased SID)>`. Pure. */
-export function pipeNameForSid(sid: string): string {
-  if (!/^S-\d+(-\d+)+$/i.test(sid)) throw platformError("INVALID_ARGUMENT", "not a SID string");
-  const digest = createHash("sha256").update(sid.toUpperCase(), "utf8").digest("hex").slice(0, 16);
-  return `\\\\.\\pipe\\serverfs-bridge-v1-${digest}`;
-}
 
 /** The current user's SID as a string (S-1-5-21-...). */
 export function currentUserSid(): string {
@@ -47,8 +60,4 @@ export function currentUserSid(): string {
   } finally {
     k.CloseHandle(tokenHandle[0]!);
   }
-}
-
-export function pipeName(): string {
-  return pipeNameForSid(currentUserSid());
 }

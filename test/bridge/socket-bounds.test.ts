@@ -9,6 +9,7 @@ import { peerCredentials } from "../../platform/index.ts";
 import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { listenPosix } from "../../src/bridge/ipc/server.posix.ts";
 import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
+import { authenticate } from "../support/pipe-handshake.ts";
 import { tempDir } from "../support/temp.ts";
 import { cleanup, startHarness } from "./helpers.ts";
 import { Peer, errorCode, frame, spawnBridge, type BridgeProcess } from "./socket-peer.ts";
@@ -258,9 +259,9 @@ describe("JSON __proto__ keys cannot pollute the Bridge", () => {
 
 describe("the Windows pipe listener has the same bounds", () => {
   // listenWindowsPipe is node:net; given a filesystem path it serves a unix socket, so its
-  // connection logic (token line, cap, clocks, queue) runs here too. Only the named pipe itself
+  // connection logic (handshake, cap, clocks, queue) runs here too. Only the named pipe itself
   // needs Windows.
-  test("cap, idle before the token, unfinished line, non-reading peer; nothing kept afterwards", async () => {
+  test("cap, idle before the handshake, unfinished line, non-reading peer; nothing kept afterwards", async () => {
     const dir = tempDir("sfs-pipe-");
     const pipePath = path.join(dir, "pipe.sock");
     const listener = await listenWindowsPipe({
@@ -272,29 +273,34 @@ describe("the Windows pipe listener has the same bounds", () => {
       // A unix socket has no DACL; the pipe's is tested under Windows (test/platform/windows-bridge.test.ts).
       restrictPipe: () => true,
     });
-    const hello = `${JSON.stringify({ serverfs_pipe_token: "pipe-token" })}\n`;
+    const opened = async () => {
+      const peer = await Peer.open(pipePath);
+      await authenticate(peer, "pipe-token");
+      return peer;
+    };
     try {
-      const a = await Peer.open(pipePath);
+      const a = await opened();
       const b = await Peer.open(pipePath);
-      await a.send(hello + frame("a1"));
+      await a.send(frame("a1"));
       expect((await a.next()).request_id).toBe("a1");
       const over = await Peer.open(pipePath);
-      await over.send(hello + frame("c1"));
+      // Over the cap: the refusal, with no handshake offered.
       expect(errorCode(await over.next())).toBe("CONNECTION_LIMIT_REACHED");
       expect(await over.waitClosed()).toBe(true);
-      // b never sent its token: only the idle clock runs for it.
+      // b never answered the server's hello: only the idle clock runs for it.
+      expect((await b.next()).serverfs_handshake).toBe("server_hello");
       expect(errorCode(await b.next(15_000))).toBe("CONNECTION_IDLE_TIMEOUT");
       expect(await b.waitClosed()).toBe(true);
       a.end();
 
-      const partial = await Peer.open(pipePath);
-      await partial.send(`${hello}{"protocol_version":1,`);
+      const partial = await opened();
+      await partial.send(`{"protocol_version":1,`);
       expect(errorCode(await partial.next(15_000))).toBe("REQUEST_LINE_TIMEOUT");
       expect(await partial.waitClosed()).toBe(true);
 
-      const deaf = await Peer.open(pipePath);
+      const deaf = await opened();
       deaf.sock.pause();
-      let frames = hello;
+      let frames = "";
       for (let i = 0; i < 50; i++) frames += frame(`d${i}`);
       deaf.sock.write(frames);
       const keepSending = setInterval(() => deaf.sock.write("\n"), 200);
@@ -307,8 +313,8 @@ describe("the Windows pipe listener has the same bounds", () => {
       for (let i = 0; i < 100 && listener.connectionCount() > 0; i++) await Bun.sleep(50);
       expect(listener.connectionCount()).toBe(0);
       // Closing the listener does not wait for a connection with a request in flight: it is cut.
-      const holder = await Peer.open(pipePath);
-      await holder.send(hello + frame("hang", "task.get", { task_id: "agt_000000000000000000000000" }));
+      const holder = await opened();
+      await holder.send(frame("hang", "task.get", { task_id: "agt_000000000000000000000000" }));
       await Bun.sleep(1500);
       expect(holder.closed).toBe(false);
       await listener.close();

@@ -13,7 +13,6 @@ import { removeTree } from "../../platform/fs/remove-tree.ts";
 import { ByteRing } from "../../platform/ring-buffer.ts";
 import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
 import { jobNameFor } from "../../platform/windows/containment.ts";
-import { pipeNameForSid } from "../../platform/windows/pipe.ts";
 
 describe("scrubEnv", () => {
   test("drops Bun control variables and serverfs-internal ones (any case), keeps the rest, sets the marker", () => {
@@ -230,13 +229,8 @@ describe("process-table decoders", () => {
 });
 
 describe("Windows names", () => {
-  test("job names are per-session and backslash-free; pipe name derives from the upper-cased SID", () => {
+  test("job names are per-session and backslash-free", () => {
     expect(jobNameFor("task-1:a")).toBe("Local\\serverfs-run-task-1:a");
     expect(jobNameFor("a/b\\c")).toBe("Local\\serverfs-run-a_b_c");
-    const name = pipeNameForSid("S-1-5-21-1-2-3-1001");
-    expect(name).toMatch(/^\\\\\.\\pipe\\serverfs-bridge-v1-[0-9a-f]{16}$/);
-    expect(pipeNameForSid("s-1-5-21-1-2-3-1001")).toBe(name);
-    expect(pipeNameForSid("S-1-5-21-1-2-3-1002")).not.toBe(name);
-    expect(() => pipeNameForSid("not a sid")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
   });
 });

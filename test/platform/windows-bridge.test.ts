@@ -89,15 +89,18 @@ describe.skipIf(!onWindows)("Windows Bridge over the named pipe (needs Windows: 
   const submit = async (prompt: string) =>
     (await client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt })).task_id as string;
 
-  test("bridge.status answers over \\\\.\\pipe\\ with the token; a wrong token is refused", async () => {
+  test("bridge.status answers over \\\\.\\pipe\\ after the token handshake; a client with a wrong token is refused", async () => {
     const status = await client.call("bridge.status", {});
     expect(status.pid).toBe(bridge!.pid);
     expect(status.active_tasks).toBe(0);
     const pipe = deploymentPaths({ server: { state_dir: stateDir } }).socketPath;
     expect(pipe).toMatch(/^\\\\\.\\pipe\\serverfs-[0-9a-f]{16}$/);
     const { BridgeClient } = await import("../../src/bridge/ipc/client.ts");
-    await expect(new BridgeClient({ path: pipe, pipeToken: "not-the-token" }, 10_000).call("bridge.status", {})).rejects.toMatchObject({
-      code: "PEER_NOT_AUTHORIZED",
+    // The Bridge refuses its proof (PEER_NOT_AUTHORIZED) without proving itself, so the client
+    // cannot tell it from an impostor and sends no request.
+    await expect(new BridgeClient({ path: pipe, pipeToken: "0".repeat(64) }, 10_000).call("bridge.status", {})).rejects.toMatchObject({
+      code: "BRIDGE_NOT_AUTHENTIC",
+      message: expect.stringContaining("PEER_NOT_AUTHORIZED"),
     });
   });
 

@@ -1,9 +1,12 @@
 // The one Bridge client, used by `serve`'s agent tools, `serverfs tasks` and `service status`.
 // One request per connection, a per-call timeout, and strict validation of the reply: a Bridge
-// that is down is AGENT_BRIDGE_UNAVAILABLE, a confused one is AGENT_BRIDGE_PROTOCOL_ERROR.
+// that is down is AGENT_BRIDGE_UNAVAILABLE, a confused one is AGENT_BRIDGE_PROTOCOL_ERROR. On an
+// endpoint with a token (the Windows pipe) the server must first prove it holds the token
+// (./handshake.ts); one that does not is BRIDGE_NOT_AUTHENTIC and is sent nothing but our proof.
 import net from "node:net";
 import { randomBytes } from "node:crypto";
-import { ServerfsError } from "../../errors.ts";
+import { ServerfsError, toServerfsError } from "../../errors.ts";
+import { ClientHandshake, MAX_HANDSHAKE_LINE_BYTES, notAuthentic } from "./handshake.ts";
 import {
   LineDecoder,
   MAX_LINE_BYTES,
@@ -17,8 +20,13 @@ import type { BridgeMethod, Params, Result } from "../rpc/methods.ts";
 export interface BridgeEndpoint {
   /** Unix socket path, or a Windows named pipe path. */
   path: string;
-  /** Windows only: the per-user token presented before the first request. */
-  pipeToken?: string | null;
+  /**
+   * Windows only: the per-user token both ends prove they hold before the first request, or how to
+   * read it (per call, so a Bridge started after this client is still reached; it throws the token
+   * file's coded error). Absent or null: no handshake (the unix socket, where the kernel-measured
+   * peer uid and the private socket directory authenticate instead).
+   */
+  pipeToken?: string | (() => string) | null;
 }
 
 export interface CallOptions {
@@ -70,9 +78,18 @@ export class RawBridgeClient {
     if (frame.byteLength > MAX_LINE_BYTES + 1) {
       return Promise.reject(new ServerfsError("REQUEST_TOO_LARGE", "request exceeds the 1 MiB line limit"));
     }
+    let token: string | null;
+    try {
+      const given = this.endpoint.pipeToken ?? null;
+      token = typeof given === "function" ? given() : given;
+    } catch (err) {
+      return Promise.reject(toServerfsError(err, "BRIDGE_IDENTITY_UNAVAILABLE", "the Bridge token cannot be read"));
+    }
     return new Promise((resolve, reject) => {
       const socket = net.connect({ path: this.endpoint.path });
       const decoder = new LineDecoder(MAX_LINE_BYTES);
+      // Present only until the server has proved itself; while it is, no request has been sent.
+      let handshake: { client: ClientHandshake; answered: boolean } | null = token === null ? null : { client: new ClientHandshake(token), answered: false };
       let settled = false;
       let connected = false;
       const finish = (err: ServerfsError | null, value?: Record<string, unknown>) => {
@@ -97,33 +114,55 @@ export class RawBridgeClient {
       );
       socket.once("connect", () => {
         connected = true;
-        if (this.endpoint.pipeToken) socket.write(`${JSON.stringify({ serverfs_pipe_token: this.endpoint.pipeToken })}\n`);
-        socket.write(frame);
+        if (handshake === null) socket.write(frame);
       });
+      /** One handshake line; true once the server has proved itself and the request is sent. */
+      const authenticate = (line: Uint8Array, hs: { client: ClientHandshake; answered: boolean }): boolean => {
+        if (!hs.answered) {
+          socket.write(hs.client.respond(line));
+          hs.answered = true;
+          return false;
+        }
+        hs.client.confirm(line);
+        handshake = null;
+        socket.write(frame);
+        return true;
+      };
       socket.on("data", (chunk: Buffer) => {
         const lines = decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if (decoder.overflow) return finish(new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge reply too large"));
-        const line = lines[0];
-        if (!line) return;
         try {
-          const reply = parseResponseLine(line, requestId);
-          if (reply.ok) finish(null, reply.result);
-          else finish(failureToError(reply));
+          for (let i = 0; i < lines.length; i++) {
+            const line = lines[i]!;
+            if (handshake !== null) {
+              if (line.byteLength > MAX_HANDSHAKE_LINE_BYTES) throw notAuthentic("sent an over-long line before proving it is the Bridge");
+              // Anything after the server's proof in the same read was sent before our request.
+              if (authenticate(line, handshake) && (i + 1 < lines.length || decoder.partialBytes > 0)) {
+                throw new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge spoke before the request");
+              }
+              continue;
+            }
+            const reply = parseResponseLine(line, requestId);
+            return finish(reply.ok ? null : failureToError(reply), reply.ok ? reply.result : undefined);
+          }
         } catch (err) {
-          finish(err as ServerfsError);
+          return finish(toServerfsError(err, "AGENT_BRIDGE_PROTOCOL_ERROR", "malformed Bridge reply"));
         }
+        if (handshake !== null && decoder.partialBytes > MAX_HANDSHAKE_LINE_BYTES) {
+          return finish(notAuthentic("sent an over-long line before proving it is the Bridge"));
+        }
+        if (decoder.overflow) finish(new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge reply too large"));
       });
       socket.once("error", () =>
         finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable")),
       );
-      socket.once("close", () =>
-        finish(
-          new ServerfsError(
-            connected ? "AGENT_BRIDGE_PROTOCOL_ERROR" : "AGENT_BRIDGE_UNAVAILABLE",
-            connected ? "Bridge closed the connection without a reply" : "Agent Bridge is not reachable",
-          ),
-        ),
-      );
+      socket.once("close", () => {
+        if (!connected) return finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable"));
+        if (handshake !== null && !handshake.answered) {
+          return finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge closed the connection before the handshake"));
+        }
+        if (handshake !== null) return finish(notAuthentic("closed the connection without proving it is the Bridge"));
+        finish(new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge closed the connection without a reply"));
+      });
     });
   }
 }

@@ -1,10 +1,12 @@
 // How every local caller (serve's agent tools, `serverfs tasks`, `service status`, doctor) reaches
 // the Bridge of a deployment: the endpoint derives from the registry, and on Windows the per-user
-// token is read (never created) from the private state dir. One place, so no caller can forget
-// the token or read it differently.
+// token is read (never created) from the private state dir, once per call, for the handshake that
+// proves both ends hold it (./handshake.ts). One place, so no caller can forget the token or read
+// it differently.
 import type { Registry } from "../../config/types.ts";
 import { deploymentPaths, type DeploymentRef } from "../../config/paths.ts";
-import { readBridgeToken } from "../../../platform/token.ts";
+import { readBridgeTokenIfPresent } from "../../../platform/token.ts";
+import { ServerfsError } from "../../errors.ts";
 import { osKindOf, PLATFORM_NAME } from "../../../platform/os.ts";
 import { BridgeClient, DEFAULT_TIMEOUT_MS } from "./client.ts";
 
@@ -27,14 +29,16 @@ export function bridgeClientFor(
 }
 
 /**
- * The token a Windows client presents; null elsewhere. A missing or unsafe token file is not an
- * error here: the Bridge then refuses the connection, and that refusal is what the caller reports.
+ * How a Windows client gets its token; null elsewhere. Read per call, so a client made before the
+ * Bridge first started still reaches it. No token file yet means no Bridge has ever run here:
+ * AGENT_BRIDGE_UNAVAILABLE. An unsafe or malformed one is refused with its own code
+ * (STATE_DIRECTORY_UNSAFE, BRIDGE_IDENTITY_UNAVAILABLE) and nothing is sent anywhere.
  */
-function pipeTokenFor(stateDir: string, platform: NodeJS.Platform = PLATFORM_NAME): string | null {
+function pipeTokenFor(stateDir: string, platform: NodeJS.Platform = PLATFORM_NAME): (() => string) | null {
   if (osKindOf(platform) !== "windows") return null;
-  try {
-    return readBridgeToken(stateDir);
-  } catch {
-    return null;
-  }
+  return () => {
+    const token = readBridgeTokenIfPresent(stateDir);
+    if (token === null) throw new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable (it has not created its token yet)");
+    return token;
+  };
 }
