@@ -133,16 +133,17 @@ function kindOf(e: nt.NtDirEntry): DirEntryInfo["kind"] {
 
 export const windowsNative: FsNative = {
   openRoot(hostPath) {
-    const h = nt.openPathNoFollow(hostPath, A.READ_DATA | A.TRAVERSE | A.READ_ATTRIBUTES);
+    // as a directory (FILE_DIRECTORY_FILE): a file root fails with NOT_A_DIRECTORY, so ENOTDIR
+    const h = nt.openPathNoFollow(hostPath, A.READ_DATA | A.TRAVERSE | A.READ_ATTRIBUTES, OPT.DIRECTORY_FILE);
     const tag = attributeTagOrClose(h);
     // the root is the trusted anchor: it must be a real directory, not a link to one
     if ((tag.attributes & nt.ATTR_REPARSE_POINT) !== 0) {
       nt.ntClose(h);
-      throw new nt.NtError("ELOOP", 0x8000002d, "CreateFileW");
+      throw new nt.NtError("ELOOP", 0x8000002d, "NtCreateFile");
     }
     if ((tag.attributes & nt.ATTR_DIRECTORY) === 0) {
       nt.ntClose(h);
-      throw new nt.NtError("ENOTDIR", 0xc0000103, "CreateFileW");
+      throw new nt.NtError("ENOTDIR", 0xc0000103, "NtCreateFile");
     }
     return nt.toFd(h);
   },

@@ -164,3 +164,16 @@ function wideString(text: string): Uint16Array {
   for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
   return out;
 }
+
+/** `p` spelled through its volume's GUID path (`\\?\Volume{GUID}\rest`), from GetVolumeNameForVolumeMountPointW. */
+export function volumeGuidPath(p: string): string {
+  const k = dlopen("kernel32.dll", { GetVolumeNameForVolumeMountPointW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.i32 } });
+  try {
+    const root = p.slice(0, 3); // "C:\"
+    const out = new Uint16Array(64);
+    if (k.symbols.GetVolumeNameForVolumeMountPointW(ptr(wideString(root)), ptr(out), out.length) === 0) throw new Error("GetVolumeNameForVolumeMountPointW failed");
+    return String.fromCharCode(...out.slice(0, out.indexOf(0))) + p.slice(3);
+  } finally {
+    k.close();
+  }
+}
