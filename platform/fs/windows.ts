@@ -131,6 +131,16 @@ const OBJ_CASE_INSENSITIVE = 0x40;
 export const ATTR_DIRECTORY = 0x10;
 export const ATTR_REPARSE_POINT = 0x400;
 export const TAG_SYMLINK = 0xa000000c;
+export const TAG_MOUNT_POINT = 0xa0000003; // junctions and volume mount points
+
+/**
+ * IsReparseTagNameSurrogate (bit 29): the reparse point stands for another name (symlink,
+ * junction, mount point) and opening through it would reach that name. Every other tag (cloud
+ * placeholders such as OneDrive's, dedup, WOF compression, HSM) marks a file that is what it is.
+ */
+export function isNameSurrogate(tag: number): boolean {
+  return (tag & 0x20000000) !== 0;
+}
 
 export function wide(text: string): Uint16Array {
   const out = new Uint16Array(text.length + 1);

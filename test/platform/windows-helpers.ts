@@ -177,3 +177,16 @@ export function volumeGuidPath(p: string): string {
     k.close();
   }
 }
+
+/** The 8.3 spelling of an existing path (GetShortPathNameW); the long name where none was generated. */
+export function shortPathName(p: string): string {
+  const k = dlopen("kernel32.dll", { GetShortPathNameW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.u32 } });
+  try {
+    const out = new Uint16Array(1024);
+    const n = k.symbols.GetShortPathNameW(ptr(wideString(p)), ptr(out), out.length);
+    if (n === 0 || n >= out.length) throw new Error("GetShortPathNameW failed");
+    return String.fromCharCode(...out.slice(0, n));
+  } finally {
+    k.close();
+  }
+}
