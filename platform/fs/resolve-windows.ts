@@ -143,6 +143,25 @@ function withChild<T>(dirFd: number, name: string, access: number, options: numb
 }
 
 /** A name-surrogate (symlink, junction) is listed as a symlink; any other reparse point as what it marks. */
+/**
+ * Descriptors beneath a root opened with showOsHidden (RootOptions): every open of the backend
+ * rewrites its descriptor's entry, so a reused number never inherits a stale choice, and a
+ * descriptor the backend did not open is never in it: OS-hidden entries are left out by default.
+ */
+const showsOsHidden = new Set<number>();
+function mark(fd: number, shows: boolean): number {
+  if (shows) showsOsHidden.add(fd);
+  else showsOsHidden.delete(fd);
+  return fd;
+}
+
+/** FILE_ATTRIBUTE_HIDDEN and FILE_ATTRIBUTE_SYSTEM: what Explorer and `dir` leave out. */
+const OS_HIDDEN = 0x2 | 0x4;
+function listed(dirFd: number, e: nt.NtDirEntry): boolean {
+  if (e.name === "." || e.name === "..") return false;
+  return (e.attributes & OS_HIDDEN) === 0 || showsOsHidden.has(dirFd);
+}
+
 function kindOf(e: nt.NtDirEntry): DirEntryInfo["kind"] {
   if ((e.attributes & nt.ATTR_REPARSE_POINT) !== 0 && nt.isNameSurrogate(e.tag)) return "symlink";
   return (e.attributes & nt.ATTR_DIRECTORY) !== 0 ? "directory" : "file";
@@ -163,7 +182,7 @@ function linkStats(st: fs.BigIntStats): fs.BigIntStats {
 }
 
 export const windowsNative: FsNative = {
-  openRoot(hostPath) {
+  openRoot(hostPath, opts) {
     // as a directory (FILE_DIRECTORY_FILE): a file root fails with NOT_A_DIRECTORY, so ENOTDIR
     const h = nt.openPathNoFollow(hostPath, A.READ_DATA | A.TRAVERSE | A.READ_ATTRIBUTES, OPT.DIRECTORY_FILE);
     const tag = attributeTagOrClose(h);
@@ -176,11 +195,11 @@ export const windowsNative: FsNative = {
       nt.ntClose(h);
       throw new nt.NtError("ENOTDIR", 0xc0000103, "NtCreateFile");
     }
-    return nt.toFd(h);
+    return mark(nt.toFd(h), opts?.showOsHidden === true);
   },
 
   openBeneath(dirfd, parts, kind) {
-    return nt.toFd(openHandle(dirfd, parts, kind));
+    return mark(nt.toFd(openHandle(dirfd, parts, kind)), showsOsHidden.has(dirfd));
   },
 
   reopenForRead(objectFd) {
@@ -200,6 +219,7 @@ export const windowsNative: FsNative = {
     const buf = new Uint8Array(64 * 1024);
     const out: DirEntryInfo[] = [];
     for (let batch = nt.queryDirectory(h, buf, true); batch !== null; batch = nt.queryDirectory(h, buf, false)) {
+      // every entry, OS-hidden ones too: delete_directory's emptiness check reads this
       for (const e of batch) if (e.name !== "." && e.name !== "..") out.push({ name: e.name, kind: kindOf(e) });
     }
     return out;
@@ -214,7 +234,7 @@ export const windowsNative: FsNative = {
       const batch = nt.queryDirectory(h, buf, first);
       first = false;
       if (batch === null) return false;
-      for (const e of batch) if (e.name !== "." && e.name !== "..") push(e.name, kindOf(e));
+      for (const e of batch) if (listed(dirFd, e)) push(e.name, kindOf(e));
       return true;
     });
   },
