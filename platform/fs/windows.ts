@@ -119,7 +119,7 @@ export const A = {
   SYNCHRONIZE: 0x100000,
 } as const;
 export const SHARE_ALL = 0x7; // read | write | delete: a replace or delete by someone else is never blocked by us
-export const DISP = { OPEN: 1, CREATE: 2 } as const;
+export const DISP = { OPEN: 1, CREATE: 2, OPEN_IF: 3 } as const;
 export const OPT = {
   DIRECTORY_FILE: 0x1,
   SYNCHRONOUS_IO_NONALERT: 0x20,
@@ -183,7 +183,7 @@ export function ntOpen(root: bigint, name: string, access: number, disposition: 
  * it, and with an enabled backup privilege it would bypass the DACL. Errors are the NT status of
  * this very call, never a GetLastError read after other code ran.
  */
-export function openPathNoFollow(path: string, access: number, options = 0): bigint {
+export function openPathNoFollow(path: string, access: number, options = 0, disposition: number = DISP.OPEN): bigint {
   const us = new Uint8Array(16);
   ntCheck(ntdll().RtlDosPathNameToNtPathName_U_WithStatus(wide(path), us, null, null), "RtlDosPathNameToNtPathName");
   try {
@@ -193,7 +193,7 @@ export function openPathNoFollow(path: string, access: number, options = 0): big
     oav.setBigUint64(16, BigInt(ptr(us)), true);
     oav.setUint32(24, OBJ_CASE_INSENSITIVE, true);
     const out = new BigUint64Array(1);
-    const st = ntdll().NtCreateFile(out, access | A.SYNCHRONIZE, oa, new Uint8Array(16), null, 0, SHARE_ALL, DISP.OPEN, options | OPT.OPEN_REPARSE_POINT | OPT.SYNCHRONOUS_IO_NONALERT, null, 0);
+    const st = ntdll().NtCreateFile(out, access | A.SYNCHRONIZE, oa, new Uint8Array(16), null, 0, SHARE_ALL, disposition, options | OPT.OPEN_REPARSE_POINT | OPT.SYNCHRONOUS_IO_NONALERT, null, 0);
     ntCheck(st, "NtCreateFile");
     return out[0] as bigint;
   } finally {
