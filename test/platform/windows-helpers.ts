@@ -100,8 +100,8 @@ export const wineVersion: string | null = (() => {
 })();
 export const isWine: boolean = wineVersion !== null;
 
-// rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0: the product's own removal falls back
-// to a walk of unlink/rmdir that never follows a link.
+// rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0: the product's own removal walks
+// handle-relative NT opens on Windows and never follows a link (platform/fs/remove-tree-windows.ts).
 export { removeTree } from "../../platform/fs/remove-tree.ts";
 
 type Security = ReturnType<typeof openSecurity>;
