@@ -8,6 +8,7 @@
 // no reparse attribute, a followed link shows as a handle whose path is not the parent's path plus
 // the entry's name; deleting that handle would delete the target, so such an entry is left in
 // place and the removal fails (LinkNotRemovedError) once everything else is gone.
+import path from "node:path";
 import * as nt from "./windows.ts";
 
 const { A, OPT, DISP } = nt;
@@ -93,6 +94,8 @@ export function removeTreeWindows(dir: string): void {
   }
   const walk: Walk = { checkPaths: nt.underWine(), linksLeft: 0 };
   try {
+    // Wine: a top that is a Unix symlink opens as its target, whose name is the target's
+    if (walk.checkPaths && nt.storedName(root).toUpperCase() !== path.win32.basename(dir).toUpperCase()) throw new LinkNotRemovedError();
     const { attributes } = nt.attributeTag(root);
     // a top that is itself a link is removed as the link
     if ((attributes & nt.ATTR_REPARSE_POINT) === 0 && (attributes & nt.ATTR_DIRECTORY) !== 0) {

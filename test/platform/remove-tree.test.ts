@@ -107,6 +107,20 @@ describe.skipIf(!underWine)("removeTree under Wine (Windows lane)", () => {
     expect(fs.readdirSync(path.join(b, "sub"))).toEqual(["dir-link"]);
   });
 
+  test("a top that is itself a Unix symlink is refused with ELOOP and its target keeps every file", () => {
+    const t = target("wine-top-target");
+    const top = path.join(base, "wine-top-link");
+    unixRun("/bin/ln", ["-s", unixPath(t), unixPath(top)]);
+    let code: unknown;
+    try {
+      removeTree(top);
+    } catch (err) {
+      code = (err as { code?: unknown }).code;
+    }
+    expectIntact(t);
+    expect(code).toBe("ELOOP");
+  });
+
   test("a tree without links is removed whole, read-only files included", () => {
     const b = box("wine-plain");
     removeTree(b);
