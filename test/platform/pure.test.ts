@@ -1,5 +1,5 @@
 // Pure functions that run on every OS: env scrubbing, the stderr ring, Windows argv quoting,
-// /proc and libproc decoders, job and pipe names.
+// /proc and libproc decoders, pipe names.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,7 +12,6 @@ import { findMarker, findMarkerInBlock } from "../../platform/posix/process-tabl
 import { removeTree } from "../../platform/fs/remove-tree.ts";
 import { ByteRing } from "../../platform/ring-buffer.ts";
 import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
-import { jobNameFor } from "../../platform/windows/containment.ts";
 import { pipeNameForSid } from "../../platform/windows/pipe.ts";
 
 describe("scrubEnv", () => {
@@ -230,9 +229,7 @@ describe("process-table decoders", () => {
 });
 
 describe("Windows names", () => {
-  test("job names are per-session and backslash-free; pipe name derives from the upper-cased SID", () => {
-    expect(jobNameFor("task-1:a")).toBe("Local\\serverfs-run-task-1:a");
-    expect(jobNameFor("a/b\\c")).toBe("Local\\serverfs-run-a_b_c");
+  test("the pipe name derives from the upper-cased SID", () => {
     const name = pipeNameForSid("S-1-5-21-1-2-3-1001");
     expect(name).toMatch(/^\\\\\.\\pipe\\serverfs-bridge-v1-[0-9a-f]{16}$/);
     expect(pipeNameForSid("s-1-5-21-1-2-3-1001")).toBe(name);
