@@ -8,9 +8,19 @@
 //
 // The tree is every member the job was seen to hold, with its creation time: the launcher (noted
 // at spawn), every pid a look at the job listed (members(), each poll of the stop), so a member
-// that exited before the stop still vouches for its children.
+// that exited before the stop still vouches for its children. Each is held by a handle until a
+// proved stop, so none of those pids can be reused meanwhile.
 import type { StopEvidence } from "../types.ts";
-import { findEscapees, liveCreationTime, terminateIfSame, type LiveProcess, type TreeMember } from "./process-scan.ts";
+import {
+  exitTimeOf,
+  findEscapees,
+  holdProcess,
+  release,
+  terminateIfSame,
+  type HeldProcess,
+  type LiveProcess,
+  type TreeMember,
+} from "./process-scan.ts";
 
 export const TERMINATED_EXIT_CODE = 137;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -22,21 +32,34 @@ export interface StoppableJob {
   terminate(exitCode: number): boolean;
 }
 
-/** The members a job was seen to hold, by pid and creation time. */
+/**
+ * The members a job was seen to hold, each with a held handle (./process-scan.ts HeldProcess):
+ * their pids stay theirs until release(), and their exit times are known.
+ */
 export class JobTree {
-  private readonly members = new Map<string, TreeMember>();
+  private readonly members = new Map<string, HeldProcess>();
 
-  /** Notes these pids (job members right now) with their creation times; returns the pids. */
+  /** Notes these pids (job members right now); returns the pids. */
   note(pids: readonly number[]): number[] {
     for (const pid of pids) {
-      const created = liveCreationTime(pid);
-      if (created !== null) this.members.set(`${pid}@${created}`, { pid, created });
+      if ([...this.members.values()].some((m) => m.pid === pid && exitTimeOf(m) === null)) continue;
+      const held = holdProcess(pid);
+      if (held === null) continue;
+      const key = `${pid}@${held.created}`;
+      if (this.members.has(key)) release(held);
+      else this.members.set(key, held);
     }
     return [...pids];
   }
 
   list(): TreeMember[] {
-    return [...this.members.values()];
+    return [...this.members.values()].map((m) => ({ pid: m.pid, created: m.created, exited: exitTimeOf(m) }));
+  }
+
+  /** Closes every held handle (after a proved stop: nothing is left for them to vouch for). */
+  release(): void {
+    for (const m of this.members.values()) release(m);
+    this.members.clear();
   }
 }
 
@@ -74,6 +97,7 @@ export async function stopJob(
     const escaped = findEscapees(tree.list(), (pid) => inJob.has(pid), [runId]);
     if (escaped === null) return done(false, method, []);
     for (const p of escaped) terminateIfSame(p.pid, p.created, TERMINATED_EXIT_CODE);
+    if (escaped.length === 0) tree.release();
     return done(escaped.length === 0, method, survivorsOf(escaped));
   };
   try {

@@ -4,9 +4,12 @@
 // count, ActiveProcesses == 0, plus a scan for processes that left the job (./process-scan.ts).
 //
 // The job has no name and its handle is not inheritable, so nothing but the Bridge holds it: a
-// provider cannot open its own job to set JOB_OBJECT_LIMIT_BREAKAWAY_OK (or any other limit), and
-// neither BREAKAWAY_OK nor SILENT_BREAKAWAY_OK is ever set here, so CREATE_BREAKAWAY_FROM_JOB fails
-// with ERROR_ACCESS_DENIED inside the job.
+// provider cannot open its own job to set JOB_OBJECT_LIMIT_BREAKAWAY_OK (or any other limit). And
+// neither BREAKAWAY_OK nor SILENT_BREAKAWAY_OK is ever set here, so no CREATE_BREAKAWAY_FROM_JOB
+// child leaves this job: it is refused with ERROR_ACCESS_DENIED, or, where a job nested inside this
+// one allows breakaway (Bun's libuv puts its children in such a job), it leaves only that inner job.
+// A same-user process can still open the Bridge and copy this handle (docs/security.md); the
+// stop's scan is what notices a child that got out that way.
 import { ptr } from "bun:ffi";
 import { kernel32 } from "./kernel32.ts";
 

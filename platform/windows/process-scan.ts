@@ -6,9 +6,10 @@
 //
 // Pids are reused, so a parent pid alone proves nothing: a process counts as a child of a tree
 // member only if it was created no earlier than that member (GetProcessTimes), and no later than
-// an unrelated process that took over the member's pid after the member died. Creation times come
-// from the system clock tick, so a child started in its parent's tick has an equal time: "not
-// before" is the test, not "strictly after".
+// the member's exit or than an unrelated process that took over the member's pid. The stop holds a
+// handle to every member it notes, so those pids cannot be handed out again while it looks, and
+// their exit times are known. Times come from the system clock tick, so a child started in its
+// parent's tick has an equal time: "not before" is the test, not "strictly after".
 import { ptr } from "bun:ffi";
 import { INVALID_HANDLE_VALUE, kernel32 } from "./kernel32.ts";
 import { processMarker } from "./process-environment.ts";
@@ -33,10 +34,14 @@ export interface ProcessEntry {
   exe: string;
 }
 
-/** A member of the task's tree as the stop saw it: its pid and creation time (FILETIME ticks). */
+/**
+ * A member of the task's tree as the stop saw it: its pid and creation time (FILETIME ticks), and
+ * its exit time once it has exited (when known: the stop holds a handle to each member it noted).
+ */
 export interface TreeMember {
   pid: number;
   created: bigint;
+  exited?: bigint | null;
 }
 
 /** One live process with its creation time, as the scan needs it. */
@@ -74,6 +79,46 @@ function exeName(view: DataView): string {
 }
 
 /**
+ * A handle to a running process, held so its pid cannot be handed out again while it is held
+ * (Windows frees a pid only with the last handle to the process), with its creation time.
+ */
+export interface HeldProcess {
+  pid: number;
+  created: bigint;
+  handle: bigint;
+}
+
+function times(handle: bigint): { created: bigint; exited: bigint } | null {
+  const out = new BigUint64Array(4); // creation, exit, kernel, user
+  if (kernel32().GetProcessTimes(handle, ptr(out), ptr(out.subarray(1)), ptr(out.subarray(2)), ptr(out.subarray(3))) === 0) return null;
+  return { created: out[0]!, exited: out[1]! };
+}
+
+/** Opens a process that is running now, or null (gone, exited, not ours to query). */
+export function holdProcess(pid: number): HeldProcess | null {
+  const k = kernel32();
+  const handle = k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+  if (handle === 0n) return null;
+  const t = times(handle);
+  // A running process has no exit time; one that exited while someone holds a handle has one.
+  if (t === null || t.exited !== 0n) {
+    k.CloseHandle(handle);
+    return null;
+  }
+  return { pid, created: t.created, handle };
+}
+
+/** The held process's exit time, or null while it runs. */
+export function exitTimeOf(held: HeldProcess): bigint | null {
+  const t = times(held.handle);
+  return t === null || t.exited === 0n ? null : t.exited;
+}
+
+export function release(held: HeldProcess): void {
+  kernel32().CloseHandle(held.handle);
+}
+
+/**
  * The creation time of a process that is still running, or null when it has exited or cannot be
  * opened (gone, or not ours to query).
  */
@@ -82,10 +127,8 @@ export function liveCreationTime(pid: number): bigint | null {
   const handle = k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
   if (handle === 0n) return null;
   try {
-    const times = new BigUint64Array(4); // creation, exit, kernel, user
-    if (k.GetProcessTimes(handle, ptr(times), ptr(times.subarray(1)), ptr(times.subarray(2)), ptr(times.subarray(3))) === 0) return null;
-    // A running process has no exit time; one that exited while someone holds a handle has one.
-    return times[1] === 0n ? times[0]! : null;
+    const t = times(handle);
+    return t === null || t.exited !== 0n ? null : t.created;
   } finally {
     k.CloseHandle(handle);
   }
@@ -107,13 +150,15 @@ export function escapees(
   // For each parent pid: from when its children count as the tree's, and until when (exclusive).
   // A pid can stand for more than one member over the tree's life, hence a list of spans.
   const spans = new Map<number, Array<{ from: bigint; until: bigint | null }>>();
-  const add = (pid: number, created: bigint): void => {
+  const add = (pid: number, created: bigint, exited: bigint | null = null): void => {
     const holder = livePid.get(pid);
     // The pid now belongs to a younger process: the member died and its pid was handed out again.
-    const until = holder !== undefined && holder.created > created ? holder.created : null;
-    spans.set(pid, [...(spans.get(pid) ?? []), { from: created, until }]);
+    const reused = holder !== undefined && holder.created > created ? holder.created : null;
+    // Nothing is started by a process after it exited (the tick it exited in still counts).
+    const until = exited !== null ? exited + 1n : null;
+    spans.set(pid, [...(spans.get(pid) ?? []), { from: created, until: reused !== null && (until === null || reused < until) ? reused : until }]);
   };
-  for (const member of tree) add(member.pid, member.created);
+  for (const member of tree) add(member.pid, member.created, member.exited ?? null);
   const isChild = (p: LiveProcess): boolean =>
     (spans.get(p.ppid) ?? []).some((span) => p.created >= span.from && (span.until === null || p.created < span.until));
   // Keyed by pid and creation time: a live process at a member's pid may be another process.
@@ -165,9 +210,8 @@ export function terminateIfSame(pid: number, created: bigint, exitCode: number):
   const handle = k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_TERMINATE, 0, pid);
   if (handle === 0n) return false;
   try {
-    const times = new BigUint64Array(4);
-    if (k.GetProcessTimes(handle, ptr(times), ptr(times.subarray(1)), ptr(times.subarray(2)), ptr(times.subarray(3))) === 0) return false;
-    if (times[0] !== created || times[1] !== 0n) return false;
+    const t = times(handle);
+    if (t === null || t.created !== created || t.exited !== 0n) return false;
     return k.TerminateProcess(handle, exitCode) !== 0;
   } finally {
     k.CloseHandle(handle);

@@ -1,6 +1,6 @@
 // The rule the Windows stop proof uses to find processes that left a task's job (pure, every OS):
 // a live process outside the job counts if its parent pid names a tree member and it was created
-// no earlier than that member, and no later than a process that took the member's pid over.
+// no earlier than that member, and no later than its exit or a process that took its pid over.
 import { describe, expect, test } from "bun:test";
 import { escapees, type LiveProcess } from "../../platform/windows/process-scan.ts";
 
@@ -25,6 +25,16 @@ describe("escapees", () => {
     expect(pids(escapees([{ pid: 10, created: 100n }], live, none))).toEqual([20]);
     // The same pid seen as two members over the tree's life: both windows count.
     expect(pids(escapees([{ pid: 10, created: 100n }, { pid: 10, created: 200n }], live, none))).toEqual([20, 21]);
+  });
+
+  test("a member's exit time bounds its children: nothing it could not have started counts", () => {
+    // Member 10 ran from 100 to 150; pid 10 is free now (no live holder). Its child from 120 counts,
+    // one from 150 (its exit tick) too; a process from 160 naming pid 10 had another parent.
+    const live = [proc(20, 10, 120), proc(21, 10, 150), proc(22, 10, 160)];
+    expect(pids(escapees([{ pid: 10, created: 100n, exited: 150n }], live, none))).toEqual([20, 21]);
+    // A younger holder of the pid bounds it too, whichever comes first.
+    const reused = [proc(10, 1, 130), proc(20, 10, 120), proc(21, 10, 140)];
+    expect(pids(escapees([{ pid: 10, created: 100n, exited: 150n }], reused, none))).toEqual([20]);
   });
 
   test("processes the job still holds are members, not escapees, and neither are their children through them", () => {
