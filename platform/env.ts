@@ -9,7 +9,7 @@
 
 export const RUN_ID_VARIABLE = "SERVERFS_RUN_ID";
 
-/** Run ids go verbatim into the environment and into Windows job names: keep them boring. */
+/** Run ids go verbatim into the environment and into cgroup names: keep them boring. */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 export function isScrubbedName(name: string): boolean {

@@ -1,6 +1,7 @@
-// Windows containment: a Job Object per task with KILL_ON_JOB_CLOSE, assigned to the launcher
-// before the provider exists (see ../launcher.ts), terminated with TerminateJobObject, and proved
-// empty by the job's own ActiveProcesses count.
+// Windows containment: an unnamed Job Object per task with KILL_ON_JOB_CLOSE, assigned to the
+// launcher before the provider exists (see ../launcher.ts), terminated with TerminateJobObject, and
+// proved empty by the job's own ActiveProcesses count plus a scan for processes that left it
+// (./job-stop.ts).
 //
 // Grace on Windows: there is no SIGTERM for windowless processes, so the polite stop is closing the
 // provider's stdin (EOF is how stdio agents are told to finish) and waiting up to graceMs for the
@@ -12,51 +13,15 @@ import { DEFAULT_KILL_PHASE_MS, DEFAULT_STDERR_LIMIT, validateSpawnSpec } from "
 import { ByteRing } from "../ring-buffer.ts";
 import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
 import { JobObject } from "./job.ts";
-
-const TERMINATED_EXIT_CODE = 137;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Job names are per session namespace (`Local\`) and may not contain a backslash. */
-export function jobNameFor(runId: string): string {
-  return `Local\\serverfs-run-${runId.replace(/[^A-Za-z0-9._:-]/g, "_")}`;
-}
-
-async function proveEmpty(job: JobObject, deadline: number): Promise<boolean> {
-  for (let pause = 1; ; pause = Math.min(pause * 2, 10)) {
-    if (job.activeProcesses() === 0) return true;
-    if (performance.now() >= deadline) return false;
-    await sleep(pause);
-  }
-}
-
-async function stopJob(job: JobObject, graceMs: number, politeStop: () => void, killPhaseMs: number): Promise<StopEvidence> {
-  const started = performance.now();
-  const done = (proved: boolean, method: StopEvidence["method"]): StopEvidence => ({
-    proved,
-    survivors: proved ? [] : job.pids().map((pid) => ({ pid, command: "unknown" })),
-    method,
-    elapsedMs: performance.now() - started,
-    proof: "job",
-  });
-  try {
-    if (job.activeProcesses() === 0) return done(true, "already-exited");
-    if (graceMs > 0) {
-      politeStop();
-      if (await proveEmpty(job, started + graceMs)) return done(true, "term");
-    }
-    job.terminate(TERMINATED_EXIT_CODE);
-    return done(await proveEmpty(job, performance.now() + killPhaseMs), "kill");
-  } catch {
-    return done(false, "kill");
-  }
-}
+import { JobTree, stopJob } from "./job-stop.ts";
+import { sweepMarkers } from "./marker-sweep.ts";
 
 export function createWindowsContainment(options: { killPhaseMs?: number } = {}): Containment {
   const killPhaseMs = options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS;
 
   async function spawn(spec: SpawnSpec): Promise<ContainedProcess> {
     validateSpawnSpec(spec);
-    const job = JobObject.create(jobNameFor(spec.runId));
+    const job = JobObject.create();
     if (job === null) throw platformError("SPAWN_FAILED", "could not create a job object for the provider");
     const launcher = launcherCommand(spec.argv);
     let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
@@ -79,6 +44,8 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
       job.close();
       throw platformError("SPAWN_FAILED", "could not assign the provider to its job object");
     }
+    const tree = new JobTree();
+    tree.note([child.pid]);
     child.stdin.write(new Uint8Array([GO_BYTE]));
     await child.stdin.flush();
     const ring = new ByteRing(spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
@@ -99,7 +66,7 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
       exited: child.exited,
       stop(graceMs: number): Promise<StopEvidence> {
         if (stopping === null) {
-          stopping = stopJob(job, graceMs, () => {
+          stopping = stopJob(job, tree, spec.runId, graceMs, () => {
             try {
               void child.stdin.end();
             } catch {
@@ -111,34 +78,13 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
         }
         return stopping;
       },
-      members: async () => job.pids(),
+      members: async () => tree.note(job.pids()),
     };
   }
 
+  /** After a Bridge crash: see ./marker-sweep.ts. */
   async function sweep(runIds: string[], graceMs: number): Promise<SweepResult> {
-    const started = performance.now();
-    let found = 0;
-    const survivors: StopEvidence["survivors"] = [];
-    let proved = true;
-    for (const runId of runIds) {
-      // With KILL_ON_JOB_CLOSE, a job nobody holds open any more has already killed its tree.
-      const job = JobObject.open(jobNameFor(runId));
-      if (job === null) continue;
-      try {
-        found += job.pids().length;
-        const evidence = await stopJob(job, 0, () => {}, killPhaseMs + Math.max(0, graceMs));
-        if (!evidence.proved) {
-          proved = false;
-          survivors.push(...evidence.survivors);
-        }
-      } finally {
-        job.close();
-      }
-    }
-    return {
-      found,
-      evidence: { proved, survivors, method: found === 0 ? "already-exited" : "kill", elapsedMs: performance.now() - started, proof: "job" },
-    };
+    return sweepMarkers(runIds, graceMs, killPhaseMs);
   }
 
   return { spawn, sweep };

@@ -7,7 +7,7 @@ let safetyNet: JobObject | null = null;
 
 export function enterKillOnCloseJob(): boolean {
   if (safetyNet !== null) return true;
-  const job = JobObject.create(null);
+  const job = JobObject.create();
   if (job === null) return false;
   if (!job.assignSelf()) {
     job.close();

@@ -1,6 +1,11 @@
 // Task Scheduler integration: a logon-triggered task for the current user (never SYSTEM), created
 // from XML with `schtasks /Create /XML`. The task runs with the user's interactive token at least
 // privilege, restarts on failure, and has no execution time limit.
+//
+// Priority: without the element Task Scheduler uses 7, which starts the action in
+// BELOW_NORMAL_PRIORITY_CLASS (a background task), and every provider the Bridge starts inherits
+// that. 4 is NORMAL_PRIORITY_CLASS with normal thread, I/O and memory priority (5 and 6 are also
+// the normal class, but with lower memory priority).
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writePrivateFileAtomic } from "../fs/private-file.ts";
@@ -10,6 +15,7 @@ import type { ServiceDefinition, ServiceHost, ServiceManager } from "../service/
 import { quoteWindowsArg } from "./argv-quote.ts";
 
 export const TASK_NAME = "serverfs-bridge";
+export const TASK_PRIORITY = 4;
 
 export function scheduledTaskXml(def: ServiceDefinition, userId: string): string {
   const [command, ...prefix] = def.executable;
@@ -38,6 +44,7 @@ export function scheduledTaskXml(def: ServiceDefinition, userId: string): string
     "    <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>",
     "    <StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>",
     "    <ExecutionTimeLimit>PT0S</ExecutionTimeLimit>",
+    `    <Priority>${TASK_PRIORITY}</Priority>`,
     "    <Hidden>true</Hidden>",
     "    <RestartOnFailure>",
     "      <Interval>PT1M</Interval>",

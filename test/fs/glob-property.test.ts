@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { compileFnmatch, compileFnmatchSet, compileNfaOnly, compilePathGlob, compileSearchGlob, globWork } from "../../src/fs/glob.ts";
 import { repetitions } from "../support/stress.ts";
 import * as legacy from "./fixtures/legacy-glob-regex.ts";
+import { mulberry32 } from "../support/prng.ts";
 
 // ---- reference matcher: recursive, by code point, straight from the rules ------------------
 
@@ -124,16 +125,6 @@ function refSearch(pattern: string, rel: string, name: string): boolean {
 
 // ---- random cases ---------------------------------------------------------------------------
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PATTERN_ALPHABET = ["a", "b", ".", "/", "*", "*", "?", "[", "]", "!", "^", "-", "**", "**/", "/**", "[a-c]", "[!b]", "[^a/]", "[c-a]", "[]a]", "é", "\u{1F600}", "\uD83D", "\uDE00", "{", "\\"];
 const NAME_ALPHABET = ["a", "a", "b", "c", ".", "/", "/", "//", "-", "[", "]", "!", "^", "é", "\u{1F600}", "\uD83D", "\uDE00", "*", "?"];
@@ -160,7 +151,7 @@ const CASES = repetitions(1000, 4000);
 
 describe("random globs agree with the reference and the former RegExp matcher", () => {
   test(`fnmatch, ${CASES} patterns x 3 names (fast paths and the NFA alone)`, () => {
-    const r = rng(0x5eed1);
+    const r = mulberry32(0x5eed1);
     let matched = 0;
     for (let i = 0; i < CASES; i++) {
       const pattern = pick(r, PATTERN_ALPHABET, 7);
@@ -179,7 +170,7 @@ describe("random globs agree with the reference and the former RegExp matcher", 
   });
 
   test(`path globs, ${CASES} patterns x 3 paths, with and without trailingMatchesSelf`, () => {
-    const r = rng(0x5eed2);
+    const r = mulberry32(0x5eed2);
     let matched = 0;
     for (let i = 0; i < CASES; i++) {
       const pattern = pick(r, PATTERN_ALPHABET, 7);
@@ -199,7 +190,7 @@ describe("random globs agree with the reference and the former RegExp matcher", 
   });
 
   test(`search_text globs, ${CASES} cases: name at any depth without '/', relative path with it`, () => {
-    const r = rng(0x5eed3);
+    const r = mulberry32(0x5eed3);
     for (let i = 0; i < CASES; i++) {
       const pattern = pick(r, PATTERN_ALPHABET, 6);
       const rel = pick(r, NAME_ALPHABET, 9).replace(/^\/+|\/+$/g, "") || "x";
@@ -210,7 +201,7 @@ describe("random globs agree with the reference and the former RegExp matcher", 
   });
 
   test("a set of fnmatch globs matches exactly when one of them does", () => {
-    const r = rng(0x5eed4);
+    const r = mulberry32(0x5eed4);
     for (let i = 0; i < 1000; i++) {
       const patterns = Array.from({ length: 1 + Math.floor(r() * 4) }, () => pick(r, PATTERN_ALPHABET, 5));
       const set = compileFnmatchSet(patterns);

@@ -11,22 +11,12 @@ import { createFileService } from "../../src/fs/index.ts";
 import { registry, workdir } from "../support/registry.ts";
 import { repetitions } from "../support/stress.ts";
 import { tempDir } from "../support/temp.ts";
+import { mulberry32 } from "../support/prng.ts";
 
 const GIT = Bun.which("git");
 const CASES = repetitions(36, 400);
 const BASE_SEED = 0x5eed1e;
 
-/** mulberry32: small, seedable, the same sequence on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Names that exercise the pattern syntax as literals: spaces, `#`, `!`, `[`, `*`, `?`, `\`, non-ASCII.
 const NAMES = ["a", "b", "ab", "abc", "foo", "bar", "x1", "build", "lib", "src", "a b", "t ", "#h", "!n", "[c]", "s*t", "q?", "é", "éa", "b\\c", "Foo", "node_modules", "log.txt", "m.log", "z.tmp", ".hid"];
@@ -83,7 +73,7 @@ interface Case {
 }
 
 function buildCase(seed: number, base: string): Case {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const root = path.join(base, `case-${seed.toString(16)}`);
   fs.mkdirSync(root);
   const dirs = [""];

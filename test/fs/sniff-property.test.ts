@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { SNIFF_BYTES, sniffMedia } from "../../src/fs/sniff.ts";
+import { mulberry32 } from "../support/prng.ts";
 
 const FIXTURES = path.join(import.meta.dir, "../fixtures/media");
 
@@ -30,17 +31,6 @@ const SAMPLES: { file: string; kind: "image" | "audio"; mime: string }[] = [
 /** The verdict read_media_file reaches on a file with these bytes (its head, and whether that is all of it). */
 const sniffFile = (bytes: Uint8Array) => sniffMedia(bytes.subarray(0, SNIFF_BYTES), bytes.length < SNIFF_BYTES);
 
-/** mulberry32: a small seeded PRNG, the same sequence on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Range = [number, number];
 // Scripts and symbols text is written in, the whole BMP range of fullwidth forms and the astral
@@ -94,7 +84,7 @@ const ENCODINGS: { name: string; latin1?: true; bom: number[]; encode: (s: strin
 describe("the media sniffer, as a property", () => {
   test("random text in UTF-8, UTF-16LE/BE, UTF-32LE/BE and Latin-1, with and without a BOM, short or longer than the sniffed head, is never media", () => {
     const SEED = 0x5eed_4d45;
-    const next = prng(SEED);
+    const next = mulberry32(SEED);
     const media: string[] = [];
     let cases = 0;
     for (let round = 0; round < 600; round++) {
@@ -140,7 +130,7 @@ describe("the media sniffer, as a property", () => {
     const mp3 = fs.readFileSync(path.join(FIXTURES, "audio-long.mp3"));
     expect(sniffFile(mp3)?.mime_type).toBe("audio/mpeg");
     // the first frame's header, then bytes that are no second frame (the PRNG again: the same every run)
-    const next = prng(7);
+    const next = mulberry32(7);
     for (let i = 0; i < 200; i++) {
       const noise = Buffer.from(Array.from({ length: SNIFF_BYTES }, () => Math.floor(next() * 256)));
       noise.set(mp3.subarray(0, 4), 0);

@@ -73,9 +73,14 @@ export function layeringViolations(root: string): { platformImportsSrc: string[]
 /**
  * Test helpers that observe the OS independently of the product. On Windows there is no /proc:
  * checking that a stopped tree left no process needs the Toolhelp API, and using platform/'s own
- * bindings would let a bug there hide itself. Only these named files may bind FFI outside platform/.
+ * bindings would let a bug there hide itself. The escape fixture is a provider acting as an
+ * adversary: it calls the Job Object API a real provider could call on its own job. Only these
+ * named files may bind FFI outside platform/.
  */
-const INDEPENDENT_OBSERVERS: ReadonlySet<string> = new Set(["test/platform/windows-helpers.ts"]);
+const INDEPENDENT_OBSERVERS: ReadonlySet<string> = new Set([
+  "test/platform/windows-helpers.ts",
+  "test/platform/fixtures/job-escape-provider.ts",
+]);
 
 const fixtures: string[] = [];
 afterAll(() => {

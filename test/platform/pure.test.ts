@@ -1,5 +1,5 @@
 // Pure functions that run on every OS: env scrubbing, the stderr ring, Windows argv quoting,
-// /proc and libproc decoders, job and pipe names.
+// /proc and libproc decoders, pipe names.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,7 +12,6 @@ import { findMarker, findMarkerInBlock } from "../../platform/posix/process-tabl
 import { removeTree } from "../../platform/fs/remove-tree.ts";
 import { ByteRing } from "../../platform/ring-buffer.ts";
 import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
-import { jobNameFor } from "../../platform/windows/containment.ts";
 
 describe("scrubEnv", () => {
   test("drops Bun control variables and serverfs-internal ones (any case), keeps the rest, sets the marker", () => {
@@ -225,12 +224,5 @@ describe("process-table decoders", () => {
     }
     expect(environmentFromProcArgs(buffer)).toBe("A=1\0SERVERFS_RUN_ID=r1");
     expect(environmentFromProcArgs(new Uint8Array(2))).toBe("");
-  });
-});
-
-describe("Windows names", () => {
-  test("job names are per-session and backslash-free", () => {
-    expect(jobNameFor("task-1:a")).toBe("Local\\serverfs-run-task-1:a");
-    expect(jobNameFor("a/b\\c")).toBe("Local\\serverfs-run-a_b_c");
   });
 });

@@ -82,6 +82,13 @@ describe("service definitions (pure)", () => {
     expect(splitWindowsCommandLine(`prog ${args}`).slice(1)).toEqual(["bridge", "--config", 'C:\\Users\\u\\my "cfg"\\serverfs.toml']);
     expect(xml.includes("\r\n")).toBe(true);
   });
+
+  test("Task Scheduler XML: the Bridge runs at normal priority (4), not the background default 7", () => {
+    const xml = scheduledTaskXml({ executable: ["C:\\serverfs.exe"], configPath: "C:\\c.toml" }, "HOST\\u");
+    const settings = /<Settings>([\s\S]*)<\/Settings>/.exec(xml)![1]!;
+    expect(settings.match(/<Priority>[^<]*<\/Priority>/g)).toEqual(["<Priority>4</Priority>"]);
+    expect(xml.match(/<Priority>/g)).toHaveLength(1);
+  });
 });
 
 function deployment(name: string) {

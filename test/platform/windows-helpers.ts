@@ -165,6 +165,89 @@ function wideString(text: string): Uint16Array {
   return out;
 }
 
+// ---- Job Object views for test/platform/windows-job.test.ts ----
+
+type JobLib = ReturnType<typeof openJobLib>;
+let jobLib: JobLib | null = null;
+function openJobLib() {
+  return dlopen("kernel32.dll", {
+    CreateJobObjectW: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.u64 },
+    SetInformationJobObject: { args: [FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+    QueryInformationJobObject: { args: [FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+    AssignProcessToJobObject: { args: [FFIType.u64, FFIType.u64], returns: FFIType.i32 },
+    TerminateJobObject: { args: [FFIType.u64, FFIType.u32], returns: FFIType.i32 },
+    OpenJobObjectW: { args: [FFIType.u32, FFIType.i32, FFIType.ptr], returns: FFIType.u64 },
+    OpenProcess: { args: [FFIType.u32, FFIType.i32, FFIType.u32], returns: FFIType.u64 },
+    WaitForSingleObject: { args: [FFIType.u64, FFIType.u32], returns: FFIType.u32 },
+    CloseHandle: { args: [FFIType.u64], returns: FFIType.i32 },
+  }).symbols;
+}
+const j = (): JobLib => (jobLib ??= openJobLib());
+
+/** Whether a job of this name can be opened (JOB_OBJECT_ALL_ACCESS) by this process. */
+export function canOpenJobByName(name: string): boolean {
+  const handle = j().OpenJobObjectW(0x1f003f, 0, ptr(wideString(name)));
+  if (handle === 0n) return false;
+  j().CloseHandle(handle);
+  return true;
+}
+
+/**
+ * A job as a provider would have it if it could loosen its own: kill-on-close plus
+ * JOB_OBJECT_LIMIT_BREAKAWAY_OK. serverfs never makes one; a test needs one to have a process that
+ * really left a job. Has the methods platform/windows/job-stop.ts stops a job through.
+ */
+export function looseJob() {
+  const handle = j().CreateJobObjectW(null, null);
+  if (handle === 0n) throw new Error("CreateJobObjectW failed");
+  const limits = new Uint8Array(144);
+  new DataView(limits.buffer).setUint32(16, 0x2000 | 0x0800, true); // KILL_ON_JOB_CLOSE | BREAKAWAY_OK
+  if (j().SetInformationJobObject(handle, 9, ptr(limits), 144) === 0) throw new Error("SetInformationJobObject failed");
+  return {
+    assign(pid: number): boolean {
+      const process = j().OpenProcess(0x0101, 0, pid); // PROCESS_SET_QUOTA | PROCESS_TERMINATE
+      if (process === 0n) return false;
+      try {
+        return j().AssignProcessToJobObject(handle, process) !== 0;
+      } finally {
+        j().CloseHandle(process);
+      }
+    },
+    activeProcesses(): number | null {
+      const info = new Uint8Array(48);
+      return j().QueryInformationJobObject(handle, 1, ptr(info), 48, null) === 0 ? null : new DataView(info.buffer).getUint32(40, true);
+    },
+    pids(): number[] {
+      const list = new Uint8Array(8 + 64 * 8);
+      if (j().QueryInformationJobObject(handle, 3, ptr(list), list.length, null) === 0) return [];
+      const view = new DataView(list.buffer);
+      return Array.from({ length: Math.min(view.getUint32(4, true), 64) }, (_, i) => Number(view.getBigUint64(8 + i * 8, true)));
+    },
+    terminate(code: number): boolean {
+      return j().TerminateJobObject(handle, code) !== 0;
+    },
+    close(): void {
+      j().CloseHandle(handle);
+    },
+  };
+}
+
+/** A SYNCHRONIZE handle to a running process (opened while it runs, so a reused pid is never waited on). */
+export function waitable(pid: number): bigint {
+  const handle = j().OpenProcess(0x00100000, 0, pid);
+  if (handle === 0n) throw new Error(`process ${pid} is not running`);
+  return handle;
+}
+
+/** True once the process has exited (WaitForSingleObject; the bound only turns a hang into a failure). */
+export function exits(handle: bigint): boolean {
+  try {
+    return j().WaitForSingleObject(handle, 20_000) === 0;
+  } finally {
+    j().CloseHandle(handle);
+  }
+}
+
 /** `p` spelled through its volume's GUID path (`\\?\Volume{GUID}\rest`), from GetVolumeNameForVolumeMountPointW. */
 export function volumeGuidPath(p: string): string {
   const k = dlopen("kernel32.dll", { GetVolumeNameForVolumeMountPointW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.i32 } });

@@ -45,6 +45,8 @@ describe.skipIf(!onWindows)("Task Scheduler through schtasks (needs Windows: sch
     const text = registered(name);
     expect(text).toContain("serverfs Agent Bridge");
     if (!isWine) expect(text).toContain("<Command>");
+    // Task Scheduler kept the normal priority (it writes <Priority> only when it is not the default 7).
+    expect(text).toContain("<Priority>4</Priority>");
     expect(runTool(["schtasks", "/Delete", "/TN", name, "/F"], env)).toMatchObject({ code: 0 });
     expect(registered(name)).toBeNull();
     expect(runTool(["schtasks", "/Delete", "/TN", name, "/F"], env).code).not.toBe(0);
