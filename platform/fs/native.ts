@@ -39,6 +39,13 @@ export interface DirectoryLock {
 export interface RootOptions {
   /** false: no lookup beneath this root (or beneath anything opened from it) crosses a mount point. */
   crossMounts?: boolean;
+  /**
+   * Where the OS marks files hidden apart from their names (Windows FILE_ATTRIBUTE_HIDDEN and
+   * FILE_ATTRIBUTE_SYSTEM): true lists them; false or absent, readDirSmallest (list, find, search,
+   * tree) never offers them beneath this root. readDir still reports them (an emptiness check
+   * must see every entry). Backends without such a mark ignore it.
+   */
+  showOsHidden?: boolean;
 }
 
 export interface FsNative {

@@ -5,10 +5,10 @@
 import os from "node:os";
 import { ptr } from "bun:ffi";
 import { kernel32 } from "../windows/kernel32.ts";
+import { openProcess, STATUS_INVALID_CID, STATUS_INVALID_PARAMETER } from "./ntdll-windows.ts";
 import type { ProcessTable } from "./process-stamp-table.ts";
 
 const PROCESS_QUERY_LIMITED_INFORMATION = 0x1000;
-const ERROR_INVALID_PARAMETER = 87;
 const STILL_ACTIVE = 259;
 
 /** The creation time of the process behind `handle`, or undefined when it cannot be read. */
@@ -21,9 +21,12 @@ function creationTime(handle: bigint): string | undefined {
 export const windowsProcessTable: ProcessTable = {
   start(pid) {
     const k = kernel32();
-    const handle = k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
-    // No such process is ERROR_INVALID_PARAMETER; any other refusal (a protected process) is "cannot tell".
-    if (handle === 0n) return k.GetLastError() === ERROR_INVALID_PARAMETER ? null : undefined;
+    // NtOpenProcess answers with its own status: no such process is STATUS_INVALID_CID
+    // (OpenProcess's ERROR_INVALID_PARAMETER, which a later GetLastError could no longer be trusted
+    // to report); any other refusal (a protected process) is "cannot tell".
+    const opened = openProcess(pid, PROCESS_QUERY_LIMITED_INFORMATION);
+    if ("status" in opened) return opened.status === STATUS_INVALID_CID || opened.status === STATUS_INVALID_PARAMETER ? null : undefined;
+    const handle = opened.handle;
     try {
       const code = new Uint32Array(1);
       if (k.GetExitCodeProcess(handle, ptr(code)) === 0) return undefined;

@@ -80,13 +80,13 @@ function loadNtdll() {
     NtSetInformationFile: { args: [u64, P, P, u32, u32], returns: i32 },
     NtFlushBuffersFile: { args: [u64, P], returns: i32 },
     NtClose: { args: [u64], returns: i32 },
+    RtlDosPathNameToNtPathName_U_WithStatus: { args: [P, P, P, P], returns: i32 },
+    RtlFreeUnicodeString: { args: [P], returns: u32 },
   }).symbols;
 }
 
 function loadKernel32() {
   return dlopen("kernel32.dll", {
-    CreateFileW: { args: [P, u32, u32, P, u32, u32, u64], returns: u64 },
-    GetLastError: { args: [], returns: u32 },
     GetModuleHandleW: { args: [P], returns: u64 },
     GetProcAddress: { args: [u64, P], returns: u64 },
   }).symbols;
@@ -119,7 +119,7 @@ export const A = {
   SYNCHRONIZE: 0x100000,
 } as const;
 export const SHARE_ALL = 0x7; // read | write | delete: a replace or delete by someone else is never blocked by us
-export const DISP = { OPEN: 1, CREATE: 2 } as const;
+export const DISP = { OPEN: 1, CREATE: 2, OPEN_IF: 3 } as const;
 export const OPT = {
   DIRECTORY_FILE: 0x1,
   SYNCHRONOUS_IO_NONALERT: 0x20,
@@ -131,6 +131,16 @@ const OBJ_CASE_INSENSITIVE = 0x40;
 export const ATTR_DIRECTORY = 0x10;
 export const ATTR_REPARSE_POINT = 0x400;
 export const TAG_SYMLINK = 0xa000000c;
+export const TAG_MOUNT_POINT = 0xa0000003; // junctions and volume mount points
+
+/**
+ * IsReparseTagNameSurrogate (bit 29): the reparse point stands for another name (symlink,
+ * junction, mount point) and opening through it would reach that name. Every other tag (cloud
+ * placeholders such as OneDrive's, dedup, WOF compression, HSM) marks a file that is what it is.
+ */
+export function isNameSurrogate(tag: number): boolean {
+  return (tag & 0x20000000) !== 0;
+}
 
 export function wide(text: string): Uint16Array {
   const out = new Uint16Array(text.length + 1);
@@ -164,21 +174,31 @@ export function ntOpen(root: bigint, name: string, access: number, disposition: 
   return out[0] as bigint;
 }
 
-/** Win32 error codes (GetLastError) by the errno name the file layer switches on. */
-const WIN32_ERRNO: Record<number, string> = { 2: "ENOENT", 3: "ENOENT", 4: "EMFILE", 5: "EACCES", 19: "EROFS", 23: "EIO", 112: "ENOSPC", 267: "ENOTDIR", 1117: "EIO" };
-
-/** Open a host path by name (the workdir root only), never following a final reparse point. */
-export function openPathNoFollow(path: string, access: number): bigint {
-  const OPEN_EXISTING = 3;
-  const BACKUP_SEMANTICS = 0x02000000;
-  const OPEN_REPARSE_POINT = 0x00200000;
-  const h = kernel32().CreateFileW(wide(path), access | A.SYNCHRONIZE, SHARE_ALL, null, OPEN_EXISTING, BACKUP_SEMANTICS | OPEN_REPARSE_POINT, 0n);
-  if (h === 0xffffffffffffffffn) {
-    const e = kernel32().GetLastError();
-    const code = WIN32_ERRNO[e] ?? "EWIN32";
-    throw new NtError(code, e, "CreateFileW");
+/**
+ * Open a host path by name (the workdir root, a scratch tree's top) as one NtCreateFile: the Win32
+ * spelling becomes an NT path (RtlDosPathNameToNtPathName_U_WithStatus: `C:\x` -> `\??\C:\x`,
+ * relative names against the current directory, UNC shares) and is opened with
+ * FILE_OPEN_REPARSE_POINT, so a final link is opened as itself. No FILE_OPEN_FOR_BACKUP_INTENT
+ * (CreateFileW's FILE_FLAG_BACKUP_SEMANTICS would set it): NtCreateFile opens a directory without
+ * it, and with an enabled backup privilege it would bypass the DACL. Errors are the NT status of
+ * this very call, never a GetLastError read after other code ran.
+ */
+export function openPathNoFollow(path: string, access: number, options = 0, disposition: number = DISP.OPEN): bigint {
+  const us = new Uint8Array(16);
+  ntCheck(ntdll().RtlDosPathNameToNtPathName_U_WithStatus(wide(path), us, null, null), "RtlDosPathNameToNtPathName");
+  try {
+    const oa = new Uint8Array(48);
+    const oav = new DataView(oa.buffer);
+    oav.setUint32(0, 48, true);
+    oav.setBigUint64(16, BigInt(ptr(us)), true);
+    oav.setUint32(24, OBJ_CASE_INSENSITIVE, true);
+    const out = new BigUint64Array(1);
+    const st = ntdll().NtCreateFile(out, access | A.SYNCHRONIZE, oa, new Uint8Array(16), null, 0, SHARE_ALL, disposition, options | OPT.OPEN_REPARSE_POINT | OPT.SYNCHRONOUS_IO_NONALERT, null, 0);
+    ntCheck(st, "NtCreateFile");
+    return out[0] as bigint;
+  } finally {
+    ntdll().RtlFreeUnicodeString(us);
   }
-  return h;
 }
 
 export function ntClose(h: bigint): void {
@@ -208,6 +228,12 @@ export function attributeTag(h: bigint): { attributes: number; tag: number } {
  * (what GetFinalPathNameByHandle asks), or FileNameInformation where that class is unknown (Wine).
  */
 export function storedName(h: bigint): string {
+  const full = handlePath(h);
+  return full.slice(full.lastIndexOf("\\") + 1);
+}
+
+/** The handle's whole path on its volume (`\\dir\\name`), 8.3 aliases expanded where the system can. */
+export function handlePath(h: bigint): string {
   let cls = 48;
   for (let size = 4 + 2 * 512; ; ) {
     const buf = new Uint8Array(size);
@@ -221,8 +247,7 @@ export function storedName(h: bigint): string {
       continue;
     }
     ntCheck(st, "NtQueryInformationFile");
-    const full = utf16(buf, 4, new DataView(buf.buffer).getUint32(0, true));
-    return full.slice(full.lastIndexOf("\\") + 1);
+    return utf16(buf, 4, new DataView(buf.buffer).getUint32(0, true));
   }
 }
 
@@ -315,9 +340,10 @@ export function renameHandle(h: bigint, root: bigint, name: string, replace: boo
  * once even while other handles are open; older systems and Wine fall back to the classic
  * disposition, where the name goes when the last handle closes.
  */
-export function deleteHandle(h: bigint): void {
+export function deleteHandle(h: bigint, ignoreReadOnly = false): void {
   const ex = new Uint8Array(4);
-  new DataView(ex.buffer).setUint32(0, 0x1 | 0x2, true); // DELETE | POSIX_SEMANTICS
+  // DELETE | POSIX_SEMANTICS (| IGNORE_READONLY_ATTRIBUTE, Windows 10 1809+)
+  new DataView(ex.buffer).setUint32(0, 0x1 | 0x2 | (ignoreReadOnly ? 0x10 : 0), true);
   const st = setInfo(h, 64 /* FileDispositionInformationEx */, ex, "NtSetInformationFile");
   if (st === 0) return;
   if (STATUS[st] !== "ENOTSUP" && STATUS[st] !== "EINVAL") ntCheck(st, "NtSetInformationFile");

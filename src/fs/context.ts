@@ -75,7 +75,8 @@ export class Workspace {
     const wd = t.wd;
     if (wd.rootFd !== null) return wd.rootFd;
     try {
-      wd.rootFd = this.native.openRoot(wd.workdir.path, { crossMounts: wd.workdir.cross_mounts });
+      // allow_hidden shows what the OS itself marks hidden too, as it shows dot-files
+      wd.rootFd = this.native.openRoot(wd.workdir.path, { crossMounts: wd.workdir.cross_mounts, showOsHidden: wd.workdir.allow_hidden });
     } catch (err) {
       const code = errnoCode(err);
       if (code === "ELOOP") throw fail("SYMLINK_NOT_ALLOWED", t.alias, t.rel, "workdir root is a symlink");

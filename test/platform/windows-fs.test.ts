@@ -7,12 +7,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createHash } from "node:crypto";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode, ok } from "../mcp/helpers.ts";
 import { treeSnapshot as snapshot } from "../support/tree.ts";
 import { WINE_LINKS_FIXTURE, removeTree, connectWindowsServe, callTool } from "../support/windows-serve.ts";
+import { shortPathName } from "./windows-helpers.ts";
 
 const onWindows = process.platform === "win32";
 /** Wine cannot create symlinks or junctions on its Unix-backed drives, has no 8.3 names and no DACLs. */
@@ -241,36 +243,71 @@ describe.skipIf(!onWindows)("serverfs-windows-x64.exe over MCP stdio (needs Wind
   });
 
   // Wine 8 cannot create a symlink or a junction on its Unix-backed drives (CreateSymbolicLinkW
-  // reports success and creates nothing; mklink /J fails), so these need real Windows.
-  test.skipIf(underWine)("a symlink is SYMLINK_NOT_ALLOWED and a junction REPARSE_POINT_NOT_ALLOWED, in any component (real Windows)", async () => {
+  // reports success and creates nothing; mklink /J fails), so these need real Windows, elevated or
+  // in Developer Mode for the symlinks (the CI runner is an administrator).
+  test.skipIf(underWine)("name-surrogates: a final symlink or junction is SYMLINK_NOT_ALLOWED to read or edit and listed as a symlink; a junction on the way is REPARSE_POINT_NOT_ALLOWED (real Windows)", async () => {
     const ro = path.join(base, "ro");
-    fs.symlinkSync(path.join(base, "outside"), path.join(ro, "jn"), "junction");
-    let fileLink = true;
-    try {
-      fs.symlinkSync(path.join(base, "outside", "x.txt"), path.join(ro, "fl.txt"), "file");
-    } catch {
-      fileLink = false; // creating a file symlink needs Developer Mode or an elevated token
-    }
+    const rw = path.join(base, "rw");
+    const target = path.join(base, "outside", "x.txt");
+    const links = [path.join(ro, "jn"), path.join(ro, "fl.txt"), path.join(ro, "dl"), path.join(rw, "edit-link.txt")];
+    fs.symlinkSync(path.join(base, "outside"), links[0]!, "junction");
+    fs.symlinkSync(target, links[1]!, "file");
+    fs.symlinkSync(path.join(base, "outside"), links[2]!, "dir");
+    fs.symlinkSync(target, links[3]!, "file");
     try {
       expect(errorCode(await call("read_text_file", { workdir: "ro", path: "jn\\x.txt" }))).toBe("REPARSE_POINT_NOT_ALLOWED");
       expect(errorCode(await call("list_directory", { workdir: "ro", path: "jn" }))).toBe("REPARSE_POINT_NOT_ALLOWED");
       expect(errorCode(await call("create_text_file", { workdir: "rw", path: "..\\ro\\jn\\new.txt", content: "x" }))).toBe("PATH_OUTSIDE_WORKDIR");
-      if (fileLink) expect(errorCode(await call("read_text_file", { workdir: "ro", path: "fl.txt" }))).toBe("SYMLINK_NOT_ALLOWED");
+      // the link itself: never read as the empty file libuv's fstat makes of it
+      for (const p of ["fl.txt", "jn", "dl"]) expect([p, errorCode(await call("read_text_file", { workdir: "ro", path: p }))]).toEqual([p, "SYMLINK_NOT_ALLOWED"]);
+      const rev = "v1:0000000000000000";
+      expect(errorCode(await call("edit_text_file", { workdir: "rw", path: "edit-link.txt", expected_revision: rev, edits: [{ old_text: "outside", new_text: "changed" }] }))).toBe("SYMLINK_NOT_ALLOWED");
+      expect(fs.lstatSync(links[3]!).isSymbolicLink()).toBe(true);
+      expect(fs.readFileSync(target, "utf8")).toBe("outside\n");
+      const listed = ok<{ entries: Array<{ name: string; type: string }> }>(await call("list_directory", { workdir: "ro" })).entries;
+      const types = Object.fromEntries(listed.filter((e) => ["jn", "fl.txt", "dl"].includes(e.name)).map((e) => [e.name, e.type]));
+      expect(types).toEqual({ jn: "symlink", "fl.txt": "symlink", dl: "symlink" });
       expect(fs.readdirSync(path.join(base, "outside"))).toEqual(["x.txt"]);
     } finally {
-      for (const link of ["jn", "fl.txt"]) if (fs.existsSync(path.join(ro, link)) || fileLink) fs.rmSync(path.join(ro, link), { force: true });
+      for (const link of links) fs.rmSync(link, { force: true, recursive: false });
     }
   });
 
-  // Wine has no 8.3 names, so the short spelling of a denied name only exists on real Windows
-  // (and only on volumes that generate short names).
-  test.skipIf(underWine)("an 8.3 short name never reaches a denied long name (real Windows)", async () => {
-    fs.writeFileSync(path.join(base, "ro", "id_ed25519"), "PRIVATE\n");
+  // A reparse point that is not a name-surrogate is an ordinary file: WOF compression
+  // (compact /exe, tag 0x80000017) is the one every Windows can make; OneDrive placeholders and
+  // dedup files carry tags of the same kind. Wine has no reparse points at all.
+  test.skipIf(underWine)("a WOF-compressed file (non-surrogate reparse point) is served as the file it is (real Windows)", async () => {
+    const file = path.join(base, "ro", "wof.txt");
+    const text = "compressible line of text\n".repeat(4096);
+    fs.writeFileSync(file, text);
     try {
-      // ID_ED2~1 is what NTFS generates for id_ed25519 when 8.3 names are on; off, the name does not exist
-      expect(["INVALID_NAME", "PATH_NOT_FOUND"]).toContain(errorCode(await call("read_text_file", { workdir: "ro", path: "ID_ED2~1" })));
+      const compact = spawnSync("compact.exe", ["/c", "/exe:xpress4k", file], { encoding: "utf8" });
+      expect(compact.status).toBe(0);
+      const query = spawnSync("fsutil.exe", ["reparsepoint", "query", file], { encoding: "utf8" });
+      expect(query.stdout).toContain("0x80000017"); // IO_REPARSE_TAG_WOF: the file really is a reparse point
+      const read = ok<{ content: string }>(await call("read_text_file", { workdir: "ro", path: "wof.txt" }));
+      expect(read.content).toBe(text);
+      const listed = ok<{ entries: Array<{ name: string; type: string; size: number | null }> }>(await call("list_directory", { workdir: "ro" })).entries;
+      expect(listed.find((e) => e.name === "wof.txt")).toMatchObject({ type: "file", size: text.length });
     } finally {
-      fs.rmSync(path.join(base, "ro", "id_ed25519"));
+      fs.rmSync(file, { force: true });
+    }
+  });
+
+  // Wine has no 8.3 names, so the short spelling of a denied name only exists on real Windows, on a
+  // volume that generates short names (.github/workflows/windows.yml turns generation on first).
+  test.skipIf(underWine)("an 8.3 short name never reaches a denied long name (real Windows)", async () => {
+    const file = path.join(base, "ro", "id_ed25519");
+    fs.writeFileSync(file, "PRIVATE\n");
+    try {
+      const short = path.basename(shortPathName(file));
+      // no short name means this volume does not generate them: the defence could not be shown
+      expect(short).not.toBe("id_ed25519");
+      expect(short).toContain("~");
+      expect(errorCode(await call("read_text_file", { workdir: "ro", path: short }))).toBe("INVALID_NAME");
+      expect(errorCode(await call("stat_file", { workdir: "ro", path: short }))).toBe("INVALID_NAME");
+    } finally {
+      fs.rmSync(file);
     }
   });
 });

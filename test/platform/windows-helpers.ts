@@ -100,8 +100,8 @@ export const wineVersion: string | null = (() => {
 })();
 export const isWine: boolean = wineVersion !== null;
 
-// rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0: the product's own removal falls back
-// to a walk of unlink/rmdir that never follows a link.
+// rmSync(dir, {recursive}) fails with EFAULT under Wine 8.0: the product's own removal walks
+// handle-relative NT opens on Windows and never follows a link (platform/fs/remove-tree-windows.ts).
 export { removeTree } from "../../platform/fs/remove-tree.ts";
 
 type Security = ReturnType<typeof openSecurity>;
@@ -245,5 +245,31 @@ export function exits(handle: bigint): boolean {
     return j().WaitForSingleObject(handle, 20_000) === 0;
   } finally {
     j().CloseHandle(handle);
+  }
+}
+
+/** `p` spelled through its volume's GUID path (`\\?\Volume{GUID}\rest`), from GetVolumeNameForVolumeMountPointW. */
+export function volumeGuidPath(p: string): string {
+  const k = dlopen("kernel32.dll", { GetVolumeNameForVolumeMountPointW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.i32 } });
+  try {
+    const root = p.slice(0, 3); // "C:\"
+    const out = new Uint16Array(64);
+    if (k.symbols.GetVolumeNameForVolumeMountPointW(ptr(wideString(root)), ptr(out), out.length) === 0) throw new Error("GetVolumeNameForVolumeMountPointW failed");
+    return String.fromCharCode(...out.slice(0, out.indexOf(0))) + p.slice(3);
+  } finally {
+    k.close();
+  }
+}
+
+/** The 8.3 spelling of an existing path (GetShortPathNameW); the long name where none was generated. */
+export function shortPathName(p: string): string {
+  const k = dlopen("kernel32.dll", { GetShortPathNameW: { args: [FFIType.ptr, FFIType.ptr, FFIType.u32], returns: FFIType.u32 } });
+  try {
+    const out = new Uint16Array(1024);
+    const n = k.symbols.GetShortPathNameW(ptr(wideString(p)), ptr(out), out.length);
+    if (n === 0 || n >= out.length) throw new Error("GetShortPathNameW failed");
+    return String.fromCharCode(...out.slice(0, n));
+  } finally {
+    k.close();
   }
 }
