@@ -103,7 +103,7 @@ describe.skipIf(skip !== null)("filesystem faults on a FUSE mount, through a rea
     // last close of the file before the rename arrived). Holding it open makes that certain.
     const held = fs.openSync(path.join(ffs!.mount, "w", "keep.txt"), "r");
     try {
-      for (const errno of ["EIO", "EPERM"]) {
+      for (const errno of ["EIO", "EPERM"] as const) {
         const text = fs.readFileSync(path.join(disk, "keep.txt"), "utf8");
         const first = text.split("\n")[0]!;
         const edit = { path: "keep.txt", expected_revision: await revisionOf("keep.txt"), edits: [{ old_text: first, new_text: `${first} held` }] };
