@@ -10,6 +10,7 @@ import { containment } from "../../platform/index.ts";
 import { JOB_OBJECT_LIMIT_BREAKAWAY_OK, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK, JobObject } from "../../platform/windows/job.ts";
 import { JobTree, stopJob } from "../../platform/windows/job-stop.ts";
 import { findEscapees, liveCreationTime } from "../../platform/windows/process-scan.ts";
+import { readThroughNewline } from "../support/proc.ts";
 import { canOpenJobByName, descendants, exits, isWine, looseJob, onWindows, processAlive, waitable } from "./windows-helpers.ts";
 
 // The processes here write nothing: they run in the temp directory itself, so no directory of the
@@ -31,17 +32,8 @@ const rows = (list: Array<{ pid: number; command: string }>) =>
 /** What an independent snapshot sees under `pid` (itself included), as survivor rows. */
 const treeRows = (pid: number) => rows(descendants(pid).map((r) => ({ pid: r.pid, command: r.exe })));
 
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return text.split("\n")[0]!;
-}
+/** The first line a child writes (readThroughNewline reads up to it). */
+const firstLine = async (stream: ReadableStream<Uint8Array>): Promise<string> => (await readThroughNewline(stream)).split("\n")[0]!;
 
 interface ProviderReport {
   pid: number;
