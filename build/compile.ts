@@ -31,6 +31,10 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
     // a second entry point: Workers of a compiled executable can only load what was embedded
     // (src/fs/search/search-pool.ts starts it; it must never come from the disk at run time)
     join(ROOT, "src/fs/search/search-worker.ts"),
+    // the I/O thread of the Bridge's named pipes (platform/windows/pipe-stream.ts starts it)
+    join(ROOT, "platform/windows/pipe-io-worker.ts"),
+    // every entry keeps its path from the repository root (platform/embedded-worker.ts)
+    `--root=${ROOT}`,
     "--compile",
     "--minify",
     "--bytecode",

@@ -100,3 +100,38 @@ export interface PeerIdentity {
   gid: number | null;
   pid: number | null;
 }
+
+// ---- Local streams: the Bridge endpoint's transport (platform/local-stream.ts) ----
+
+/** Who is at the other end, as the kernel says: its pid, and whether it runs as the current user. */
+export interface StreamPeer {
+  /** null: the pid could not be read (then sameUser is false). */
+  pid: number | null;
+  /** False also when the peer's user cannot be read: a caller deciding trust treats that as "not us". */
+  sameUser: boolean;
+}
+
+/** One end of a connected local stream (a pipe, or a unix socket), as the Bridge drives it. */
+export interface LocalStream {
+  /** The peer as the kernel identifies it, or null where the transport cannot (a unix socket here). */
+  readonly peer: StreamPeer | null;
+  /** Bytes taken now (at most 64 KiB); 0 while a write is on its way: `onDrain` follows. */
+  write(data: Uint8Array): number;
+  /** Close once the write on its way has completed (what was written stays readable for the peer). */
+  end(): void;
+  /** Close at once, cancelling anything on its way. */
+  destroy(): void;
+  onData: (bytes: Uint8Array) => void;
+  onDrain: () => void;
+  /** Called once, whoever closed. */
+  onClose: () => void;
+  readonly closed: boolean;
+}
+
+export interface LocalListener {
+  close(): Promise<void>;
+}
+
+/** Why a client could not open a local endpoint: the caller maps these to its own codes. */
+export type OpenFailure = "absent" | "busy" | "refused";
+

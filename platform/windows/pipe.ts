@@ -27,27 +27,44 @@ export function pipeNameHeld(pipePath: string): boolean {
 
 const TOKEN_QUERY = 0x0008;
 const TokenUser = 1;
+const PROCESS_QUERY_LIMITED_INFORMATION = 0x1000;
 
 /** The current user's SID as a string (S-1-5-21-...). */
 export function currentUserSid(): string {
+  const sid = tokenUserSid(kernel32().GetCurrentProcess());
+  if (sid === null) throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot read the current user's SID");
+  return sid;
+}
+
+/**
+ * The SID of the user another process runs as (a pipe peer), or null when it cannot be read: the
+ * process is gone, or belongs to someone whose processes we may not query, which a caller deciding
+ * whether to trust that peer treats as "not us".
+ */
+export function processUserSid(pid: number): string | null {
+  const k = kernel32();
+  const process = k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+  if (process === 0n) return null;
+  try {
+    return tokenUserSid(process);
+  } finally {
+    k.CloseHandle(process);
+  }
+}
+
+function tokenUserSid(process: bigint): string | null {
   const k = kernel32();
   const a = advapi32();
   const tokenHandle = new BigUint64Array(1);
-  if (a.OpenProcessToken(k.GetCurrentProcess(), TOKEN_QUERY, ptr(tokenHandle)) === 0) {
-    throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot open the process token");
-  }
+  if (a.OpenProcessToken(process, TOKEN_QUERY, ptr(tokenHandle)) === 0) return null;
   try {
     const info = new Uint8Array(256);
     const length = new Uint32Array(1);
-    if (a.GetTokenInformation(tokenHandle[0]!, TokenUser, ptr(info), info.length, ptr(length)) === 0) {
-      throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot read the token user");
-    }
+    if (a.GetTokenInformation(tokenHandle[0]!, TokenUser, ptr(info), info.length, ptr(length)) === 0) return null;
     // TOKEN_USER starts with SID_AND_ATTRIBUTES { PSID Sid; DWORD Attributes }.
     const sidPointer = new DataView(info.buffer).getBigUint64(0, true);
     const out = new BigUint64Array(1);
-    if (a.ConvertSidToStringSidW(sidPointer, ptr(out)) === 0) {
-      throw platformError("BRIDGE_IDENTITY_UNAVAILABLE", "cannot format the user SID");
-    }
+    if (a.ConvertSidToStringSidW(sidPointer, ptr(out)) === 0) return null;
     const text = Number(out[0]!);
     let sid = "";
     for (let offset = 0; offset < 512; offset += 2) {

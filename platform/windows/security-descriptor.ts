@@ -35,6 +35,24 @@ let loaded: Advapi | null = null;
 /** advapi32's security calls, bound on first use. */
 export const advapi = (): Advapi => (loaded ??= dlopen("advapi32.dll", symbols).symbols);
 
+/**
+ * The self-relative descriptor `sddl` describes, for a SECURITY_ATTRIBUTES that must outlive one
+ * call (the Bridge pipe's instances); null when the SDDL does not convert. Free it once.
+ */
+export function sddlDescriptor(sddl: string): { address: bigint; free: () => void } | null {
+  const descriptor = new BigUint64Array(1);
+  if (advapi().ConvertStringSecurityDescriptorToSecurityDescriptorW(ptr(wide(sddl)), SDDL_REVISION_1, ptr(descriptor), null) === 0) return null;
+  let freed = false;
+  return {
+    address: descriptor[0]!,
+    free: () => {
+      if (freed) return;
+      freed = true;
+      kernel32().LocalFree(descriptor[0]!);
+    },
+  };
+}
+
 /** `use(dacl)` with the DACL of the descriptor `sddl` describes; null when the SDDL does not convert or holds no DACL. */
 export function withSddlDacl<T>(sddl: string, use: (dacl: bigint) => T): T | null {
   const descriptor = new BigUint64Array(1);

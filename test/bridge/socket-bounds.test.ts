@@ -270,8 +270,6 @@ describe("the Windows pipe listener has the same bounds", () => {
       // task.get never answers here: a request in flight forever.
       dispatch: (method) => (method === "task.get" ? new Promise(() => {}) : Promise.resolve({ blob: "x".repeat(400_000) })),
       bounds: { maxConnections: 2, idleTimeoutMs: 1000, partialLineTimeoutMs: 1000 },
-      // A unix socket has no DACL; the pipe's is tested under Windows (test/platform/windows-bridge.test.ts).
-      restrictPipe: () => true,
     });
     const opened = async () => {
       const peer = await Peer.open(pipePath);

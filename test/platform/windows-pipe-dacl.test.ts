@@ -16,19 +16,20 @@ const pipePath = () => `\\\\.\\pipe\\serverfs-dacl-test-${process.pid}-${++seria
 const dispatch = async () => ({ ok: true });
 
 describe.skipIf(!onWindows)("the Bridge pipe's DACL (needs Windows: named pipes)", () => {
-  test("the listening pipe carries a protected DACL with one entry, for the current user", async () => {
+  test("the listening pipe carries, from its creation, a protected DACL: network logons denied, the current user allowed", async () => {
     const path = pipePath();
     const listener = await listenWindowsPipe({ pipePath: path, token: "t", dispatch });
     try {
-      expect(pipeDaclSddl(path)).toMatch(new RegExp(`^D:${isWine ? "" : "P"}\\(A;;(GA|FA);;;${currentUserSid()}\\)$`));
+      // The pipe is created with it (no DACL is set afterwards any more), so this is its first DACL.
+      expect(pipeDaclSddl(path)).toMatch(new RegExp(`^D:P\\(D;;(GA|FA);;;NU\\)\\(A;;(GA|FA);;;${currentUserSid()}\\)$`));
     } finally {
       await listener.close();
     }
   });
 
-  test("a pipe whose DACL cannot be set is closed again: SOCKET_DIRECTORY_UNSAFE, and the pipe is gone", async () => {
+  test("a pipe whose DACL cannot be built is never created: SOCKET_DIRECTORY_UNSAFE, and no pipe of that name exists", async () => {
     const path = pipePath();
-    await expect(listenWindowsPipe({ pipePath: path, token: "t", dispatch, restrictPipe: () => false })).rejects.toMatchObject({
+    await expect(listenWindowsPipe({ pipePath: path, token: "t", dispatch, sddl: () => "D:(not an ACE)" })).rejects.toMatchObject({
       code: "SOCKET_DIRECTORY_UNSAFE",
     });
     expect(pipeDaclSddl(path)).toBeNull();

@@ -3,7 +3,6 @@
 // that is down is AGENT_BRIDGE_UNAVAILABLE, a confused one is AGENT_BRIDGE_PROTOCOL_ERROR. On an
 // endpoint with a token (the Windows pipe) the server must first prove it holds the token
 // (./handshake.ts); one that does not is BRIDGE_NOT_AUTHENTIC and is sent nothing but our proof.
-import net from "node:net";
 import { randomBytes } from "node:crypto";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import { ClientHandshake, MAX_HANDSHAKE_LINE_BYTES, notAuthentic } from "./handshake.ts";
@@ -16,6 +15,33 @@ import {
   parseResponseLine,
 } from "./protocol.ts";
 import type { BridgeMethod, Params, Result } from "../rpc/methods.ts";
+import { connectLocal } from "../../../platform/local-stream.ts";
+import type { LocalStream } from "../../../platform/types.ts";
+
+/** Every pipe instance was taken at that moment; the Bridge adds one per client it takes. */
+const BUSY_RETRY_MS = 20;
+
+/** A stream takes what it can now; the rest of a frame waits here for its drain. */
+class StreamWriter {
+  private queue: Uint8Array[] = [];
+
+  constructor(private readonly stream: LocalStream) {}
+
+  send(bytes: Uint8Array): void {
+    this.queue.push(bytes);
+    this.flush();
+  }
+
+  flush(): void {
+    while (this.queue.length > 0 && !this.stream.closed) {
+      const head = this.queue[0]!;
+      const n = this.stream.write(head);
+      if (n <= 0) return;
+      if (n < head.byteLength) this.queue[0] = head.subarray(n);
+      else this.queue.shift();
+    }
+  }
+}
 
 export interface BridgeEndpoint {
   /** Unix socket path, or a Windows named pipe path. */
@@ -86,19 +112,21 @@ export class RawBridgeClient {
       return Promise.reject(toServerfsError(err, "BRIDGE_IDENTITY_UNAVAILABLE", "the Bridge token cannot be read"));
     }
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ path: this.endpoint.path });
       const decoder = new LineDecoder(MAX_LINE_BYTES);
       // Present only until the server has proved itself; while it is, no request has been sent.
       let handshake: { client: ClientHandshake; answered: boolean } | null = token === null ? null : { client: new ClientHandshake(token), answered: false };
       let settled = false;
-      let connected = false;
+      let stream: LocalStream | null = null;
+      let writer: StreamWriter | null = null;
       const finish = (err: ServerfsError | null, value?: Record<string, unknown>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        socket.removeAllListeners("data");
-        socket.on("error", () => {});
-        socket.destroy();
+        if (stream !== null) {
+          stream.onData = () => {};
+          stream.onClose = () => {};
+          stream.destroy();
+        }
         if (err) reject(err);
         else resolve(value!);
       };
@@ -107,29 +135,25 @@ export class RawBridgeClient {
           finish(
             new ServerfsError(
               "AGENT_BRIDGE_UNAVAILABLE",
-              connected ? "Agent Bridge did not answer in time" : "Agent Bridge is not reachable",
+              stream !== null ? "Agent Bridge did not answer in time" : "Agent Bridge is not reachable",
             ),
           ),
         timeoutMs,
       );
-      socket.once("connect", () => {
-        connected = true;
-        if (handshake === null) socket.write(frame);
-      });
       /** One handshake line; true once the server has proved itself and the request is sent. */
       const authenticate = (line: Uint8Array, hs: { client: ClientHandshake; answered: boolean }): boolean => {
         if (!hs.answered) {
-          socket.write(hs.client.respond(line));
+          writer!.send(hs.client.respond(line));
           hs.answered = true;
           return false;
         }
         hs.client.confirm(line);
         handshake = null;
-        socket.write(frame);
+        writer!.send(frame);
         return true;
       };
-      socket.on("data", (chunk: Buffer) => {
-        const lines = decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      const onData = (chunk: Uint8Array) => {
+        const lines = decoder.push(chunk);
         try {
           for (let i = 0; i < lines.length; i++) {
             const line = lines[i]!;
@@ -151,18 +175,38 @@ export class RawBridgeClient {
           return finish(notAuthentic("sent an over-long line before proving it is the Bridge"));
         }
         if (decoder.overflow) finish(new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge reply too large"));
-      });
-      socket.once("error", () =>
-        finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable")),
-      );
-      socket.once("close", () => {
-        if (!connected) return finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable"));
+      };
+      const onClose = () => {
         if (handshake !== null && !handshake.answered) {
           return finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge closed the connection before the handshake"));
         }
         if (handshake !== null) return finish(notAuthentic("closed the connection without proving it is the Bridge"));
         finish(new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge closed the connection without a reply"));
-      });
+      };
+      const opened = (s: LocalStream) => {
+        if (settled) return s.destroy();
+        stream = s;
+        // The kernel's word on who serves the pipe comes before the token's: a server of another
+        // user is sent nothing at all, not even our half of the handshake.
+        if (s.peer !== null && !s.peer.sameUser) return finish(notAuthentic("is served by another user"));
+        writer = new StreamWriter(s);
+        s.onData = onData;
+        s.onClose = onClose;
+        s.onDrain = () => writer!.flush();
+        if (handshake === null) writer.send(frame);
+      };
+      const open = () => {
+        if (settled) return;
+        connectLocal(this.endpoint.path).then(
+          (result) => {
+            if (typeof result !== "string") return opened(result);
+            if (result === "busy" && !settled) return void setTimeout(open, BUSY_RETRY_MS);
+            finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable"));
+          },
+          () => finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable")),
+        );
+      };
+      open();
     });
   }
 }

@@ -104,6 +104,12 @@ export class Connection {
     this.finish(response);
   }
 
+  /** Raw bytes ahead of any reply (the pipe handshake's lines), through the same bounded queue. */
+  sendBytes(bytes: Uint8Array): void {
+    if (this.closing || this.closed) return;
+    this.enqueue(bytes);
+  }
+
   onDrain(): void {
     this.flush();
   }

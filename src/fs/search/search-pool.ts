@@ -14,6 +14,7 @@
 import fs from "node:fs";
 import { hasOpenat2 } from "../../../platform/fs/linux.ts";
 import { IS_LINUX } from "../../../platform/os.ts";
+import { workerScriptUrl } from "../../../platform/embedded-worker.ts";
 import type { BatchGroup, BatchParams, BatchResult, ScanSpec } from "./search-batch.ts";
 import { DONE_BASE, READY, SHARED_WORDS, SLOTS, toWire, type FromWorker, type ToWorker } from "./search-protocol.ts";
 
@@ -239,9 +240,7 @@ export class PoolSession {
  * ever being looked up on disk.
  */
 function workerUrl(): URL {
-  const here = import.meta.url;
-  const embedded = /^file:\/\/\/(?:\$bunfs|[A-Za-z]:\/~BUN)\/root\//.exec(here);
-  return embedded !== null ? new URL("fs/search/search-worker.js", embedded[0]) : new URL("./search-worker.ts", here);
+  return workerScriptUrl("src/fs/search/search-worker.ts");
 }
 
 let pool: SearchPool | null = null;
