@@ -1,0 +1,77 @@
+// `taskkill /F` of a real Bridge while a task's provider tree runs (Windows only; the Windows lane
+// runs it under Wine too). Nothing of the tree may outlive the Bridge: its task job is
+// kill-on-close (and the Bridge sits in a kill-on-close job of its own, platform/windows/safety-net.ts),
+// so Windows ends the tree when the Bridge's last handle to the job goes with the process. A
+// Toolhelp scan (platform/windows/process-scan.ts) then finds none of the tree's processes, and the
+// restarted Bridge's sweep reports the run as already exited.
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { exitTimeOf, holdProcess, liveCreationTime, processSnapshot, release, type HeldProcess } from "../../platform/windows/process-scan.ts";
+import { reportedPids } from "../support/bridge-process.ts";
+import { startWindowsBridge, waitForTask, writeBridgeConfig, type WindowsBridge } from "../support/windows-bridge.ts";
+import { descendants, onWindows, removeTree } from "./windows-helpers.ts";
+
+describe.skipIf(!onWindows)("taskkill /F of the Bridge mid-task (needs Windows: Job Objects, Toolhelp)", () => {
+  const root = onWindows ? mkdtempSync(join(tmpdir(), "serverfs-bridgekill-")) : "";
+  const bridges: WindowsBridge[] = [];
+  afterAll(async () => {
+    for (const b of bridges) await b.stop();
+    removeTree(root);
+  });
+
+  // Defence: JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE on the task's unnamed job (and on the Bridge's own
+  // safety-net job). Without it the provider and its grandchildren outlive the killed Bridge: the
+  // wait for their exit below never ends (the test fails on its timeout), the Toolhelp scan lists
+  // them, and the restarted Bridge's sweep finds them by their run marker (swept > 0, method
+  // "kill") instead of reporting the run already exited.
+  test("the provider tree dies with the Bridge; a Toolhelp scan finds none of it; the restarted Bridge reports the run stopped and interrupted", async () => {
+    const stateDir = join(root, "state");
+    mkdirSync(join(root, "repo"));
+    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["fake"]);
+    const first = await startWindowsBridge(config, stateDir);
+    bridges.push(first);
+    const bridgePid = first.proc.pid;
+    const before = new Set(descendants(bridgePid).map((p) => p.pid));
+    const taskId = (await first.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "spawn:2" }))
+      .task_id as string;
+    // The provider reports its two grandchildren once it started them: the tree is complete then.
+    const grandchildren = await reportedPids(first.client, taskId);
+    expect(grandchildren).toHaveLength(2);
+    const tree = descendants(bridgePid).filter((p) => !before.has(p.pid));
+    for (const pid of grandchildren) expect(tree.map((p) => p.pid)).toContain(pid);
+    // Held, so no pid of the tree can be handed to another process while the test looks.
+    const held = tree.map((p) => holdProcess(p.pid)).filter((h): h is HeldProcess => h !== null);
+    for (const pid of grandchildren) expect(held.map((h) => h.pid)).toContain(pid);
+
+    const kill = spawnSync("taskkill.exe", ["/F", "/PID", String(bridgePid)], { encoding: "utf8" });
+    expect(kill.status).toBe(0);
+    await first.proc.exited;
+    try {
+      // Windows ends the tree as it closes the dead Bridge's handles; each exit is waited for here
+      // (the test's timeout bounds it), never guessed by a sleep.
+      for (const h of held) while (exitTimeOf(h) === null) await Bun.sleep(20);
+    } finally {
+      for (const h of held) release(h);
+    }
+    const snapshot = processSnapshot();
+    expect(snapshot).not.toBeNull();
+    const survivors = tree.filter((p) => snapshot!.some((row) => row.pid === p.pid) && liveCreationTime(p.pid) === held.find((h) => h.pid === p.pid)!.created);
+    expect(survivors).toEqual([]);
+
+    const second = await startWindowsBridge(config, stateDir);
+    bridges.push(second);
+    const task = await waitForTask(second.client, taskId);
+    expect({ status: task.status, code: task.error_code }).toEqual({ status: "interrupted", code: "BRIDGE_RESTARTED" });
+    const events = (await second.client.call("task.events", { task_id: taskId })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
+    expect(events.filter((e) => e.event_type === "runtime.stop_proof").map((e) => e.payload)).toEqual([
+      { provider_started: true, swept: 0, method: "already-exited", survivors: 0, proved: true },
+    ]);
+    expect(events.find((e) => e.event_type === "task.reconciled")?.payload).toMatchObject({ status: "interrupted", provider_active: false, error_code: "BRIDGE_RESTARTED" });
+    // The workdir's recovery guard went with the proof: a new task is admitted.
+    const next = (await second.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "done" })).task_id as string;
+    expect((await waitForTask(second.client, next)).status).toBe("succeeded");
+  }, 180_000);
+});
