@@ -1,18 +1,27 @@
 // `taskkill /F` of a real Bridge while a task's provider tree runs (Windows only; the Windows lane
-// runs it under Wine too). Nothing of the tree may outlive the Bridge: its task job is
+// runs it under Wine too). The provider is a fixture ACP agent (fixtures/spawn-tree-agent.ts) with
+// an ordinary and a detached child. Nothing of the tree may outlive the Bridge: its task job is
 // kill-on-close (and the Bridge sits in a kill-on-close job of its own, platform/windows/safety-net.ts),
 // so Windows ends the tree when the Bridge's last handle to the job goes with the process. A
 // Toolhelp scan (platform/windows/process-scan.ts) then finds none of the tree's processes, and the
 // restarted Bridge's sweep reports the run as already exited.
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitTimeOf, holdProcess, liveCreationTime, processSnapshot, release, type HeldProcess } from "../../platform/windows/process-scan.ts";
-import { reportedPids } from "../support/bridge-process.ts";
 import { startWindowsBridge, waitForTask, writeBridgeConfig, type WindowsBridge } from "../support/windows-bridge.ts";
 import { descendants, onWindows, removeTree } from "./windows-helpers.ts";
+
+const AGENT = join(import.meta.dir, "fixtures", "spawn-tree-agent.ts");
+
+/** The JSON file's content once it exists (the agent renames it into place whole). */
+async function untilExists(file: string): Promise<unknown> {
+  // no deadline of its own: the test's timeout bounds it
+  while (!existsSync(file)) await Bun.sleep(20);
+  return JSON.parse(readFileSync(file, "utf8"));
+}
 
 describe.skipIf(!onWindows)("taskkill /F of the Bridge mid-task (needs Windows: Job Objects, Toolhelp)", () => {
   const root = onWindows ? mkdtempSync(join(tmpdir(), "serverfs-bridgekill-")) : "";
@@ -23,28 +32,36 @@ describe.skipIf(!onWindows)("taskkill /F of the Bridge mid-task (needs Windows: 
   });
 
   // Defence: JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE on the task's unnamed job (and on the Bridge's own
-  // safety-net job). Without it the provider and its grandchildren outlive the killed Bridge: the
-  // wait for their exit below never ends (the test fails on its timeout), the Toolhelp scan lists
-  // them, and the restarted Bridge's sweep finds them by their run marker (swept > 0, method
-  // "kill") instead of reporting the run already exited.
+  // safety-net job). Without it the detached child outlives the killed Bridge (the agent dies with
+  // its stdin, and Bun's own kill-on-close job ends the ordinary child, but not the detached one):
+  // the wait for its exit below never ends and the test fails on its timeout; were it not waited
+  // for, the Toolhelp scan would list it and the restarted Bridge's sweep would find it by its run
+  // marker (swept 1, method "kill") instead of reporting the run already exited. Measured under
+  // Wine with the flag taken out of JobObject.create: it fails so; with the ordinary child alone
+  // it passed, which is why the detached child is there.
   test("the provider tree dies with the Bridge; a Toolhelp scan finds none of it; the restarted Bridge reports the run stopped and interrupted", async () => {
     const stateDir = join(root, "state");
     mkdirSync(join(root, "repo"));
-    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["fake"]);
+    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["acp-tree"], [
+      "[[agent.acp_profiles]]",
+      'id = "tree"',
+      `command = '${process.execPath}'`,
+      `args = ['${AGENT}']`,
+    ]);
     const first = await startWindowsBridge(config, stateDir);
     bridges.push(first);
     const bridgePid = first.proc.pid;
     const before = new Set(descendants(bridgePid).map((p) => p.pid));
-    const taskId = (await first.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "spawn:2" }))
+    const report = join(root, "tree.json");
+    const taskId = (await first.client.call("task.submit", { runtime: "acp-tree", workdir: "repo", path: "", profile: "workspace-write", prompt: report }))
       .task_id as string;
-    // The provider reports its two grandchildren once it started them: the tree is complete then.
-    const grandchildren = await reportedPids(first.client, taskId);
-    expect(grandchildren).toHaveLength(2);
+    // The agent writes its children's pids once it started them: the tree is complete then.
+    const pids = (await untilExists(report)) as { agent: number; attached: number; detached: number };
     const tree = descendants(bridgePid).filter((p) => !before.has(p.pid));
-    for (const pid of grandchildren) expect(tree.map((p) => p.pid)).toContain(pid);
+    for (const pid of Object.values(pids)) expect(tree.map((p) => p.pid)).toContain(pid);
     // Held, so no pid of the tree can be handed to another process while the test looks.
     const held = tree.map((p) => holdProcess(p.pid)).filter((h): h is HeldProcess => h !== null);
-    for (const pid of grandchildren) expect(held.map((h) => h.pid)).toContain(pid);
+    for (const pid of Object.values(pids)) expect(held.map((h) => h.pid)).toContain(pid);
 
     const kill = spawnSync("taskkill.exe", ["/F", "/PID", String(bridgePid)], { encoding: "utf8" });
     expect(kill.status).toBe(0);
@@ -70,8 +87,8 @@ describe.skipIf(!onWindows)("taskkill /F of the Bridge mid-task (needs Windows: 
       { provider_started: true, swept: 0, method: "already-exited", survivors: 0, proved: true },
     ]);
     expect(events.find((e) => e.event_type === "task.reconciled")?.payload).toMatchObject({ status: "interrupted", provider_active: false, error_code: "BRIDGE_RESTARTED" });
-    // The workdir's recovery guard went with the proof: a new task is admitted.
-    const next = (await second.client.call("task.submit", { runtime: "fake", workdir: "repo", path: "", profile: "workspace-write", prompt: "done" })).task_id as string;
-    expect((await waitForTask(second.client, next)).status).toBe("succeeded");
+    // The workdir's recovery guard went with the proof: a new task is admitted (and killed with the test's Bridge).
+    const next = await second.client.call("task.submit", { runtime: "acp-tree", workdir: "repo", path: "", profile: "workspace-write", prompt: join(root, "next.json") });
+    expect(typeof next.task_id).toBe("string");
   }, 180_000);
 });
