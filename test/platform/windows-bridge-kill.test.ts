@@ -31,14 +31,16 @@ describe.skipIf(!onWindows)("taskkill /F of the Bridge mid-task (needs Windows: 
     removeTree(root);
   });
 
-  // Defence: JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE on the task's unnamed job (and on the Bridge's own
-  // safety-net job). Without it the detached child outlives the killed Bridge (the agent dies with
-  // its stdin, and Bun's own kill-on-close job ends the ordinary child, but not the detached one):
-  // the wait for its exit below never ends and the test fails on its timeout; were it not waited
-  // for, the Toolhelp scan would list it and the restarted Bridge's sweep would find it by its run
-  // marker (swept 1, method "kill") instead of reporting the run already exited. Measured under
-  // Wine with the flag taken out of JobObject.create: it fails so; with the ordinary child alone
-  // it passed, which is why the detached child is there.
+  // Defence: kill-on-close jobs around the whole tree, none of which allows breakaway: the task's
+  // unnamed job and the Bridge's safety-net job (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, never
+  // BREAKAWAY_OK), and the job Bun's libuv puts every child of the Bridge in, which the task job
+  // nests inside. If the tree escaped them all, the detached child (outside the agent's own Bun
+  // job) would outlive the killed Bridge: the wait for its exit below would never end (the test
+  // fails on its timeout), the Toolhelp scan would list it, and the restarted Bridge's sweep would
+  // find it by its run marker (swept 1, method "kill") instead of reporting the run already exited.
+  // Measured under Wine: with KILL_ON_JOB_CLOSE taken out of JobObject.create ALONE this test still
+  // passes, because Bun's job of the Bridge's children is kill-on-close too and is an ancestor of
+  // the task job; it guards the property (nothing survives the Bridge), not that one flag.
   test("the provider tree dies with the Bridge; a Toolhelp scan finds none of it; the restarted Bridge reports the run stopped and interrupted", async () => {
     const stateDir = join(root, "state");
     mkdirSync(join(root, "repo"));
