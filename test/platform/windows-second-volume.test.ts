@@ -45,7 +45,10 @@ describe.skipIf(skip !== null)(`a second volume inside a workdir (${skip ?? "rea
     // The folder is a mount point of the VHD's volume (the workflow's diskpart `assign mount=`).
     const query = spawnSync("fsutil.exe", ["reparsepoint", "query", mount], { encoding: "utf8" });
     expect(query.stdout).toContain("0xa0000003");
-    expect(query.stdout).toMatch(/\\\?\?\\Volume\{/i);
+    // ... of the very volume on the drive letter.
+    const volumeOf = (p: string) => spawnSync("mountvol.exe", [p, "/L"], { encoding: "utf8" }).stdout.trim();
+    expect(volumeOf(`${mount}\\`)).toMatch(/^\\\\\?\\Volume\{[0-9a-f-]{36}\}\\$/i);
+    expect(volumeOf(`${mount}\\`)).toBe(volumeOf(`${drive}\\`));
     fs.mkdirSync(onVhd);
     fs.writeFileSync(path.join(onVhd, "beyond.txt"), "needle from the second volume\n");
     fs.writeFileSync(path.join(workdir, "here.txt"), "on the first volume\n");
