@@ -13,6 +13,7 @@ import { ClientHandshake, MAX_HANDSHAKE_LINE_BYTES, clientProof, serverProof } f
 import { listenWindowsPipe } from "../../src/bridge/ipc/server.windows.ts";
 import { deploymentPaths } from "../../src/config/paths.ts";
 import { ensureBridgeToken } from "../../platform/token.ts";
+import { squatEndpoint, squatterHello } from "../support/pipe-squatter.ts";
 import { tempDir } from "../support/temp.ts";
 import { cleanup } from "./helpers.ts";
 
@@ -47,28 +48,16 @@ async function realBridge(token = TOKEN, bounds: { maxConnections?: number } = {
   };
 }
 
-/**
- * An impostor holding the endpoint: `onConnect` decides what it says; every byte a client sent it
- * is kept per connection, so a test can show what leaked.
- */
+/** An impostor holding a fresh endpoint (test/support/pipe-squatter.ts); `path` is where it listens. */
 async function squatter(onConnect: (s: net.Socket, received: () => string) => void) {
   const dir = tempDir("sfs-sq-");
   const p = path.join(dir, "pipe.sock");
-  const received: Buffer[][] = [];
-  const server = net.createServer((s) => {
-    const mine: Buffer[] = [];
-    received.push(mine);
-    s.on("data", (d: Buffer) => mine.push(d));
-    s.on("error", () => {});
-    onConnect(s, () => Buffer.concat(mine).toString("latin1"));
-  });
-  await new Promise<void>((resolve) => server.listen(p, () => resolve()));
+  const held = await squatEndpoint(p, onConnect);
   return {
     path: p,
-    /** Everything each connection received, in order. */
-    received: () => received.map((chunks) => Buffer.concat(chunks).toString("latin1")),
+    received: held.received,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await held.close();
       cleanup(dir);
     },
   };
@@ -107,7 +96,7 @@ function rawSession(p: string, script: (s: net.Socket, nextLine: () => Promise<s
   });
 }
 
-const helloLine = (nonce = hex(32, "1")) => `${JSON.stringify({ serverfs_handshake: "server_hello", version: 1, nonce })}\n`;
+const helloLine = (nonce = hex(32, "1")) => squatterHello(nonce);
 const request = `${JSON.stringify({ protocol_version: 1, request_id: "r1", method: "bridge.status", params: {} })}\n`;
 const refusal = { request_id: null, ok: false, error: { code: "PEER_NOT_AUTHORIZED", message: "peer is not authorized" } };
 

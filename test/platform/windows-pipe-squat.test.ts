@@ -6,7 +6,7 @@
 // same handshake over unix sockets is test/bridge/pipe-handshake.test.ts.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { bridgeClientFor } from "../../src/bridge/ipc/connect.ts";
@@ -14,6 +14,7 @@ import { deploymentPaths } from "../../src/config/paths.ts";
 import { ensureBridgeToken, readBridgeToken, tokenFileSddl } from "../../platform/token.ts";
 import { fileSecuritySddl, setFileDacl } from "../../platform/windows/file-security.ts";
 import { currentUserSid } from "../../platform/windows/pipe.ts";
+import { squatEndpoint, squatterHello, squatterProof } from "../support/pipe-squatter.ts";
 import { onWindows, removeTree } from "./windows-helpers.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -21,32 +22,6 @@ const serverfsArgv = (...args: string[]) => {
   const exe = process.env.SERVERFS_WINDOWS_EXE;
   return exe ? [exe, ...args] : [process.execPath, join(repo, "src/cli.ts"), ...args];
 };
-
-interface Squatter {
-  /** Every byte each connection sent the squatter, in order. */
-  received: () => string[];
-  close: () => Promise<void>;
-}
-
-/** Holds `pipe` first; `greet` is what it says to each client that connects. */
-async function squat(pipe: string, greet: (s: net.Socket) => void): Promise<Squatter> {
-  const received: Buffer[][] = [];
-  const server = net.createServer((s) => {
-    const mine: Buffer[] = [];
-    received.push(mine);
-    s.on("data", (d: Buffer) => mine.push(d));
-    s.on("error", () => {});
-    greet(s);
-  });
-  await new Promise<void>((ok, fail) => {
-    server.once("error", fail);
-    server.listen(pipe, () => ok());
-  });
-  return {
-    received: () => received.map((c) => Buffer.concat(c).toString("latin1")),
-    close: () => new Promise<void>((ok) => server.close(() => ok())),
-  };
-}
 
 describe.skipIf(!onWindows)("a squatter on the Bridge pipe (needs Windows: named pipes, DACLs)", () => {
   const root = onWindows ? mkdtempSync(join(tmpdir(), "serverfs-squat-")) : "";
@@ -60,19 +35,18 @@ describe.skipIf(!onWindows)("a squatter on the Bridge pipe (needs Windows: named
   }
 
   test("the client refuses a squatter with BRIDGE_NOT_AUTHENTIC; it receives neither the token nor a request", async () => {
-    const hello = `${JSON.stringify({ serverfs_handshake: "server_hello", version: 1, nonce: "1".repeat(64) })}\n`;
-    const greetings: Record<string, (s: net.Socket) => void> = {
+    const greetings: Record<string, (s: Socket) => void> = {
       // What the old client answered: it sent the token first to whoever held the name.
       "waits for the client": () => {},
       "speaks a reply first": (s) => s.write(`${JSON.stringify({ request_id: null, ok: true, result: {} })}\n`),
       "plays the handshake without the token": (s) => {
-        s.write(hello);
-        s.once("data", () => s.write(`${JSON.stringify({ serverfs_handshake: "server_proof", version: 1, proof: "0".repeat(64) })}\n`));
+        s.write(squatterHello());
+        s.once("data", () => s.write(squatterProof()));
       },
     };
     for (const [name, greet] of Object.entries(greetings)) {
       const { stateDir, token, pipe } = deployment();
-      const squatter = await squat(pipe, greet);
+      const squatter = await squatEndpoint(pipe, greet);
       try {
         const client = bridgeClientFor({ server: { state_dir: stateDir } }, { timeoutMs: name === "waits for the client" ? 3000 : 20_000 });
         const err = await client.call("bridge.status", {}).catch((e) => e);
@@ -93,7 +67,7 @@ describe.skipIf(!onWindows)("a squatter on the Bridge pipe (needs Windows: named
 
   test("the real Bridge cannot start while the squatter holds its pipe name: SOCKET_PATH_IN_USE", async () => {
     const { stateDir, pipe } = deployment();
-    const squatter = await squat(pipe, () => {});
+    const squatter = await squatEndpoint(pipe, () => {});
     try {
       mkdirSync(join(root, `repo-${serial}`));
       const config = join(root, `serverfs-${serial}.toml`);
@@ -124,7 +98,7 @@ describe.skipIf(!onWindows)("a squatter on the Bridge pipe (needs Windows: named
     expect(() => readBridgeToken(stateDir)).toThrow(expect.objectContaining({ code: "STATE_DIRECTORY_UNSAFE" }));
     // The Bridge does not start on it, and a client refuses it before connecting to anything.
     expect(() => ensureBridgeToken(stateDir)).toThrow(expect.objectContaining({ code: "STATE_DIRECTORY_UNSAFE" }));
-    const squatter = await squat(pipe, () => {});
+    const squatter = await squatEndpoint(pipe, () => {});
     try {
       await expect(bridgeClientFor({ server: { state_dir: stateDir } }, { timeoutMs: 10_000 }).call("bridge.status", {})).rejects.toMatchObject({
         code: "STATE_DIRECTORY_UNSAFE",
