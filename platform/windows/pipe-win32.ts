@@ -93,10 +93,10 @@ export const WRITE_CHUNK_BYTES = 65536;
 
 /**
  * Delivery counters shared by the two threads: [POSTED] messages the I/O thread sent, [SEEN] those
- * the main thread handled. Bun 1.4.4 can leave a worker's messages undelivered while the main
- * thread's loop runs on (measured under Wine 8: a reply seen only 10 s later, when the next message
- * was posted); a later post delivers everything before it, so the I/O thread posts a "nudge" while
- * SEEN lags POSTED.
+ * the main thread handled. While SEEN lags POSTED the I/O thread waits at most NUDGE_AFTER_MS and
+ * then posts an extra "nudge" message, a guard against a message Bun leaves undelivered. It is a
+ * guard, not a measured fix: the one stall found (under Wine, Bun 1.4.4) was bun:test's
+ * expect().rejects waiting in a nested loop that delivers no worker messages, which no nudge helps.
  */
 export const POSTED = 0;
 export const SEEN = 1;
