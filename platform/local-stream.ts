@@ -7,7 +7,8 @@ import net from "node:net";
 import { platformError } from "./errors.ts";
 import { IS_WINDOWS } from "./os.ts";
 import type { LocalListener, LocalStream, OpenFailure } from "./types.ts";
-import { connectPipe, isPipePath, listenPipe } from "./windows/pipe-stream.ts";
+import { isPipePath } from "./windows/pipe.ts";
+import { connectPipe, listenPipe } from "./windows/pipe-stream.ts";
 
 class NetStream implements LocalStream {
   readonly peer = null;

@@ -17,6 +17,7 @@ import {
   freeNative,
   INFINITE,
   INVALID_HANDLE,
+  nativeBytes,
   NUDGE_AFTER_MS,
   POSTED,
   SEEN,
@@ -31,7 +32,6 @@ import {
   STATUS_PIPE_CONNECTED,
   type FromPipeIo,
 } from "./pipe-win32.ts";
-import { nativeBytes } from "./pipe-win32.ts";
 
 declare const self: Worker;
 

@@ -15,7 +15,7 @@ import { ptr } from "bun:ffi";
 import { workerScriptUrl } from "../embedded-worker.ts";
 import { platformError } from "../errors.ts";
 import { wide } from "./kernel32.ts";
-import { currentUserSid, pipeNameHeld, processUserSid } from "./pipe.ts";
+import { currentUserSid, isPipePath, pipeNameHeld, PIPE_PREFIX, processUserSid } from "./pipe.ts";
 import {
   allocNative,
   CONTROL_BIT,
@@ -46,7 +46,6 @@ import {
 import { sddlDescriptor } from "./security-descriptor.ts";
 import type { LocalListener, LocalStream, OpenFailure, StreamPeer } from "../types.ts";
 
-const PIPE_PREFIX = "\\\\.\\pipe\\";
 
 class NativeStream implements LocalStream {
   peer: StreamPeer | null = null;
@@ -219,7 +218,9 @@ export async function listenPipe(
 ): Promise<LocalListener> {
   const io = hub();
   await io.ready;
-  // Wine 8 may not honour FILE_FLAG_FIRST_PIPE_INSTANCE (measured with libuv's pipes): ask first.
+  // Someone holds the name: do not add our instances to theirs. FILE_FLAG_FIRST_PIPE_INSTANCE
+  // refuses it on Windows; under Wine 8 a listen on a held name succeeds (measured), so this check
+  // is what refuses it there.
   if (pipeNameHeld(pipePath)) throw platformError("SOCKET_PATH_IN_USE", "another process already holds the Bridge pipe name");
   const descriptor = sddlDescriptor(sddl);
   if (descriptor === null) throw platformError("SOCKET_DIRECTORY_UNSAFE", "the Bridge pipe could not be restricted to the current user");
@@ -306,7 +307,7 @@ export async function listenPipe(
  * anything else, access denied included, is "refused".
  */
 export async function connectPipe(pipePath: string): Promise<LocalStream | OpenFailure> {
-  if (!pipePath.toLowerCase().startsWith(PIPE_PREFIX)) return "refused";
+  if (!isPipePath(pipePath)) return "refused";
   const io = hub();
   await io.ready;
   const opened = openPipeClient(`\\??\\pipe\\${pipePath.slice(PIPE_PREFIX.length)}`);
@@ -319,9 +320,4 @@ export async function connectPipe(pipePath: string): Promise<LocalStream | OpenF
   const pid = new Uint32Array(1);
   stream.peer = peerOf(pipeWin32().GetNamedPipeServerProcessId(stream.handle, ptr(pid)) !== 0 ? pid[0]! : null);
   return stream;
-}
-
-/** Whether `path` names a pipe this transport serves (elsewhere it is a unix socket path). */
-export function isPipePath(path: string): boolean {
-  return path.toLowerCase().startsWith(PIPE_PREFIX);
 }

@@ -8,7 +8,12 @@ import { platformError } from "../errors.ts";
 import { advapi32, kernel32, wide } from "./kernel32.ts";
 
 const ERROR_FILE_NOT_FOUND = 2;
-const PIPE_PREFIX = "\\\\.\\pipe\\";
+export const PIPE_PREFIX = "\\\\.\\pipe\\";
+
+/** Whether `path` names a Windows pipe (elsewhere it is a unix socket path). */
+export function isPipePath(path: string): boolean {
+  return path.toLowerCase().startsWith(PIPE_PREFIX);
+}
 
 let waitNamedPipe: ((name: unknown, timeoutMs: number) => number) | null = null;
 
@@ -18,7 +23,7 @@ let waitNamedPipe: ((name: unknown, timeoutMs: number) => number) | null = null;
  * pipe name is never held here: it is a unix socket path, where listen reports EADDRINUSE itself.
  */
 export function pipeNameHeld(pipePath: string): boolean {
-  if (!pipePath.toLowerCase().startsWith(PIPE_PREFIX)) return false;
+  if (!isPipePath(pipePath)) return false;
   const k = kernel32();
   waitNamedPipe ??= dlopen("kernel32.dll", { WaitNamedPipeW: { args: [FFIType.ptr, FFIType.u32], returns: FFIType.i32 } }).symbols.WaitNamedPipeW as never;
   if (waitNamedPipe!(ptr(wide(pipePath)), 1) !== 0) return true;

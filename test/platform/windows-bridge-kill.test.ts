@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitTimeOf, holdProcess, liveCreationTime, processSnapshot, release, type HeldProcess } from "../../platform/windows/process-scan.ts";
-import { startWindowsBridge, waitForTask, writeBridgeConfig, type WindowsBridge } from "../support/windows-bridge.ts";
+import { bunAcpProfile, startWindowsBridge, waitForTask, writeBridgeConfig, type WindowsBridge } from "../support/windows-bridge.ts";
 import { descendants, onWindows, removeTree } from "./windows-helpers.ts";
 
 const AGENT = join(import.meta.dir, "fixtures", "spawn-tree-agent.ts");
@@ -44,12 +44,7 @@ describe.skipIf(!onWindows)("taskkill /F of the Bridge mid-task (needs Windows: 
   test("the provider tree dies with the Bridge; a Toolhelp scan finds none of it; the restarted Bridge reports the run stopped and interrupted", async () => {
     const stateDir = join(root, "state");
     mkdirSync(join(root, "repo"));
-    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["acp-tree"], [
-      "[[agent.acp_profiles]]",
-      'id = "tree"',
-      `command = '${process.execPath}'`,
-      `args = ['${AGENT}']`,
-    ]);
+    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["acp-tree"], bunAcpProfile("tree", AGENT));
     const first = await startWindowsBridge(config, stateDir);
     bridges.push(first);
     const bridgePid = first.proc.pid;

@@ -12,6 +12,7 @@ import { pipeSddl } from "../../platform/windows/pipe-dacl.ts";
 import type { LocalStream } from "../../platform/types.ts";
 import { onWindows } from "./windows-helpers.ts";
 import { readThroughNewline } from "../support/proc.ts";
+import { mulberry32 } from "../support/prng.ts";
 
 let serial = 0;
 const pipePath = () => `\\\\.\\pipe\\serverfs-stream-test-${process.pid}-${++serial}`;
@@ -27,8 +28,8 @@ function collect(stream: LocalStream): Promise<Buffer> {
   });
 }
 
-/** Writes all of `bytes`, following the stream's drains, then ends it. */
-function writeAllThenEnd(stream: LocalStream, bytes: Uint8Array): void {
+/** Writes all of `bytes`, following the stream's drains, then calls `done` (if any). */
+function writeAll(stream: LocalStream, bytes: Uint8Array, done?: () => void): void {
   let offset = 0;
   const pump = () => {
     while (offset < bytes.byteLength) {
@@ -36,20 +37,15 @@ function writeAllThenEnd(stream: LocalStream, bytes: Uint8Array): void {
       if (n === 0) return;
       offset += n;
     }
-    stream.end();
+    done?.();
   };
   stream.onDrain = pump;
   pump();
 }
 
 function pattern(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0;
-  for (let i = 0; i < length; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
+  const next = mulberry32(seed);
+  return Uint8Array.from({ length }, () => Math.floor(next() * 256));
 }
 
 async function opened(pipe: string): Promise<LocalStream> {
@@ -110,7 +106,7 @@ describe.skipIf(!onWindows)("the Bridge's named-pipe transport (needs Windows: n
           total += bytes.byteLength;
           if (total === up.byteLength) {
             resolve(Buffer.concat(chunks));
-            writeAllThenEnd(s, down);
+            writeAll(s, down, () => s.end());
           }
         };
       });
@@ -118,16 +114,7 @@ describe.skipIf(!onWindows)("the Bridge's named-pipe transport (needs Windows: n
     try {
       const client = await opened(pipe);
       const back = collect(client);
-      let offset = 0;
-      const pump = () => {
-        while (offset < up.byteLength) {
-          const n = client.write(up.subarray(offset));
-          if (n === 0) return;
-          offset += n;
-        }
-      };
-      client.onDrain = pump;
-      pump();
+      writeAll(client, up);
       const got = await back;
       expect(Buffer.compare(await received!, Buffer.from(up))).toBe(0);
       expect(got.byteLength).toBe(down.byteLength);

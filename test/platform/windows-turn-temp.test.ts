@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWindowsBridge, waitForTask, writeBridgeConfig, type WindowsBridge } from "../support/windows-bridge.ts";
+import { bunAcpProfile, startWindowsBridge, waitForTask, writeBridgeConfig, type WindowsBridge } from "../support/windows-bridge.ts";
 import { isWine, onWindows, removeTree, volumeGuidPath } from "./windows-helpers.ts";
 
 const realWindows = onWindows && !isWine;
@@ -40,12 +40,7 @@ describe.skipIf(!realWindows)("a junction planted in a turn's temp directory (ne
 
     const stateDir = join(root, "state");
     mkdirSync(join(root, "repo"));
-    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["acp-planter"], [
-      "[[agent.acp_profiles]]",
-      'id = "planter"',
-      `command = '${process.execPath}'`,
-      `args = ['${AGENT}']`,
-    ]);
+    const config = writeBridgeConfig(join(root, "serverfs.toml"), stateDir, join(root, "repo"), ["acp-planter"], bunAcpProfile("planter", AGENT));
     bridge = await startWindowsBridge(config, stateDir);
     const taskId = (await bridge.client.call("task.submit", { runtime: "acp-planter", workdir: "repo", path: "", profile: "workspace-write", prompt: volumeTarget }))
       .task_id as string;

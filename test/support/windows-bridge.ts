@@ -36,6 +36,11 @@ export function writeBridgeConfig(file: string, stateDir: string, workdir: strin
   return file;
 }
 
+/** Config lines for one ACP profile `id` whose agent is the bun script `agentScript`. */
+export function bunAcpProfile(id: string, agentScript: string): string[] {
+  return ["[[agent.acp_profiles]]", `id = "${id}"`, `command = '${process.execPath}'`, `args = ['${agentScript}']`];
+}
+
 export interface WindowsBridge {
   proc: ReturnType<typeof Bun.spawn>;
   client: BridgeClient;

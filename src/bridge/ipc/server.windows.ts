@@ -2,7 +2,9 @@
 // nothing. serverfs creates the pipe itself (platform/local-stream.ts): a protected DACL that
 // admits the current user and denies network logons is there from the first instance on, remote
 // clients are rejected, and each peer's pid and user come from the kernel; a peer that is not the
-// current user is refused before it is read.
+// current user is refused before it is read. A name someone else holds (a squatter waiting for our
+// clients) is SOCKET_PATH_IN_USE: the Bridge never adds its instances to theirs, where a client
+// could reach either.
 //
 // Each connection then opens with a mutual challenge-response over the per-user token kept in the
 // private state directory (./handshake.ts): the client proves it holds the token before anything
@@ -20,7 +22,6 @@ import type { BridgeListener } from "./server.posix.ts";
 import { listenLocal } from "../../../platform/local-stream.ts";
 import type { LocalStream } from "../../../platform/types.ts";
 import { pipeSddl } from "../../../platform/windows/pipe-dacl.ts";
-import { pipeNameHeld } from "../../../platform/windows/pipe.ts";
 
 export interface WindowsServerOptions {
   pipePath: string;
@@ -31,19 +32,10 @@ export interface WindowsServerOptions {
   bounds?: Partial<SocketBounds>;
   /** Test seam: the pipe's SDDL (default: the current user only, no network logons). */
   sddl?: () => string;
-  /** Test seam: whether some process already holds the pipe name (default: WaitNamedPipeW). */
-  nameHeld?: (pipePath: string) => boolean;
 }
 
 export async function listenWindowsPipe(opts: WindowsServerOptions): Promise<BridgeListener> {
   const log = opts.log ?? (() => {});
-  // Someone holds the name (a squatter waiting for our clients): do not add our instances to theirs,
-  // where a client could reach either. FILE_FLAG_FIRST_PIPE_INSTANCE refuses it too on Windows;
-  // Wine 8 may not, so this check is what refuses it there. Clients refuse whoever cannot prove
-  // the token either way.
-  if ((opts.nameHeld ?? pipeNameHeld)(opts.pipePath)) {
-    throw new ServerfsError("SOCKET_PATH_IN_USE", "another process already holds the Bridge pipe name");
-  }
   const sddl = () => {
     try {
       return (opts.sddl ?? pipeSddl)();
