@@ -33,6 +33,8 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
     join(ROOT, "src/fs/search/search-worker.ts"),
     // the I/O thread of the Bridge's named pipes (platform/windows/pipe-stream.ts starts it)
     join(ROOT, "platform/windows/pipe-io-worker.ts"),
+    // the macOS fork watcher's thread (platform/darwin/fork-watch.ts starts it)
+    join(ROOT, "platform/darwin/fork-watch-worker.ts"),
     // every entry keeps its path from the repository root (platform/embedded-worker.ts)
     `--root=${ROOT}`,
     "--compile",

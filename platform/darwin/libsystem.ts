@@ -5,10 +5,12 @@
 import { dlopen, FFIType, read } from "bun:ffi";
 
 const symbols = {
-  proc_listallpids: { args: [FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   proc_pidinfo: { args: [FFIType.i32, FFIType.i32, FFIType.u64, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   proc_pidfdinfo: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+  proc_listchildpids: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   getsid: { args: [FFIType.i32], returns: FFIType.i32 },
+  kqueue: { args: [], returns: FFIType.i32 },
+  kevent: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
   getpgid: { args: [FFIType.i32], returns: FFIType.i32 },
   sysctl: { args: [FFIType.ptr, FFIType.u32, FFIType.ptr, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i32 },
   flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },

@@ -1,11 +1,16 @@
-// The macOS process table through libproc: proc_listallpids for the pids, proc_pidinfo
-// (PROC_PIDTBSDINFO) for ppid, pgid, uid, status and start time, getsid for the session. The task
-// marker has two signals: the inherited marker-file descriptor (PROC_PIDLISTFDS, then
-// proc_pidfdinfo PROC_PIDFDVNODEPATHINFO; see marker-file.ts) and the exec environment
-// (sysctl KERN_PROCARGS2), which is hidden for SIP-restricted binaries.
+// The macOS process table: sysctl KERN_PROC_ALL for every process of every uid (kinfo-proc.ts),
+// getsid for the session, and each process's lineage ids (unique-ids.ts) for TaskLineage, fed by
+// the fork watcher (fork-watch.ts). The task marker has two signals, read for our own uid only:
+// the inherited marker-file descriptor (PROC_PIDLISTFDS, then proc_pidfdinfo
+// PROC_PIDFDVNODEPATHINFO; see marker-file.ts) and the exec environment (sysctl KERN_PROCARGS2),
+// which is hidden for SIP-restricted binaries.
 import { ptr } from "bun:ffi";
-import { findMarker, MARKER_UNREADABLE, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
+import { findMarker, MARKER_UNREADABLE, type ProcEntry, type ProcReader, type TaskLineageView } from "../posix/process-table.ts";
+import { forkWatch } from "./fork-watch.ts";
+import { listKinfoProcs } from "./kinfo-proc.ts";
+import { TaskLineage, type ProcIds } from "./lineage.ts";
 import { libSystem } from "./libsystem.ts";
+import { uniqueIdsOf } from "./unique-ids.ts";
 import { markerDirectory, markerFromPaths, markerVerdict, type MarkerSignal } from "./marker-file.ts";
 
 const PROC_PIDTBSDINFO = 3;
@@ -136,10 +141,13 @@ function kernArgMax(): number {
   return argMax;
 }
 
+let procArgs: Uint8Array | null = null;
+
 /** The environment signal. An empty environment is what SIP-restricted binaries show: unreadable. */
 function envMarker(pid: number, markers: readonly string[]): MarkerSignal {
   const size = kernArgMax();
-  const buffer = new Uint8Array(size);
+  // One buffer of kern.argmax (1 MiB) for the process, not one per read.
+  const buffer = (procArgs ??= new Uint8Array(size));
   const length = new BigUint64Array([BigInt(size)]);
   const mib = new Int32Array([CTL_KERN, KERN_PROCARGS2, pid]);
   if (libSystem().sysctl(ptr(mib), 3, ptr(buffer), ptr(length), null, 0n) !== 0) return MARKER_UNREADABLE;
@@ -149,22 +157,22 @@ function envMarker(pid: number, markers: readonly string[]): MarkerSignal {
 
 export function createDarwinProcReader(): ProcReader {
   const ownUid = process.getuid?.() ?? -1;
-  return {
+  /** Lineage ids by `pid:start`: fixed at fork, and read again only for a process not seen before. */
+  let idsCache = new Map<string, ProcIds | null>();
+  const idsOf = (entry: ProcEntry, next: Map<string, ProcIds | null>): ProcIds | null => {
+    const key = `${entry.pid}:${entry.startTime}`;
+    let ids = idsCache.get(key);
+    if (ids === undefined) ids = uniqueIdsOf(entry.pid);
+    next.set(key, ids);
+    return ids;
+  };
+  const reader: ProcReader = {
     list(): ProcEntry[] {
       const sys = libSystem();
-      const count = sys.proc_listallpids(null, 0);
-      if (count <= 0) throw new Error("proc_listallpids failed");
-      const pids = new Int32Array(count + 64);
-      const got = sys.proc_listallpids(ptr(pids), pids.byteLength);
-      const out: ProcEntry[] = [];
-      for (let i = 0; i < got && i < pids.length; i++) {
-        const pid = pids[i]!;
-        if (pid <= 0) continue;
-        const info = bsdInfo(pid);
-        if (!info) continue;
-        const sid = sys.getsid(pid);
-        out.push({
-          pid,
+      return listKinfoProcs().map((info) => {
+        const sid = sys.getsid(info.pid);
+        return {
+          pid: info.pid,
           ppid: info.ppid,
           pgid: info.pgid,
           sid: sid < 0 ? -1 : sid,
@@ -175,9 +183,8 @@ export function createDarwinProcReader(): ProcReader {
           blocked: false,
           startTime: info.startTime,
           command: info.command,
-        });
-      }
-      return out;
+        };
+      });
     },
     markerOf(pid: number, markers: readonly string[]): MarkerSignal {
       const info = bsdInfo(pid);
@@ -189,5 +196,30 @@ export function createDarwinProcReader(): ProcReader {
       // A process that exited (or whose pid was reused) meanwhile is not unreadable, it is gone.
       return bsdInfo(pid)?.startTime === info.startTime ? MARKER_UNREADABLE : null;
     },
+    lineage(leaderPid: number): TaskLineageView | null {
+      const leaderIds = uniqueIdsOf(leaderPid);
+      if (leaderIds === null) return null;
+      const lineage = new TaskLineage(leaderIds);
+      const unfollow = forkWatch()?.watch(leaderPid, (births) => lineage.absorb(births)) ?? (() => {});
+      return {
+        classify(table, members, markers) {
+          const births = forkWatch()?.births() ?? new Map();
+          const next = new Map<string, ProcIds | null>();
+          const entries = [...table.values()].map((e) => ({ pid: e.pid, zombie: e.zombie, ids: idsOf(e, next) }));
+          idsCache = next;
+          const found = lineage.classify(entries, members, births);
+          const uncertain: number[] = [];
+          for (const pid of found.uncertain) {
+            // Its own marker settles it; "no marker" does not (a Node child loses the descriptor,
+            // a restricted binary hides its environment, another uid's is never read).
+            if (typeof reader.markerOf(pid, markers) === "string") found.members.push(pid);
+            else uncertain.push(pid);
+          }
+          return { members: found.members, uncertain };
+        },
+        release: unfollow,
+      };
+    },
   };
+  return reader;
 }

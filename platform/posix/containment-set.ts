@@ -19,7 +19,7 @@
 //     SIGKILL them all, and the stop is proved once two looks in a row find nothing live.
 // Survivors are reported instead of thrown.
 import type { StopEvidence } from "../types.ts";
-import { MARKER_UNREADABLE, MARKER_UNSETTLED, type ProcEntry, type ProcReader } from "./process-table.ts";
+import { MARKER_UNREADABLE, MARKER_UNSETTLED, type ProcEntry, type ProcReader, type TaskLineageView } from "./process-table.ts";
 import type { TaskGroup } from "./task-group.ts";
 
 export interface EngineHooks {
@@ -94,11 +94,15 @@ export class ContainmentSet {
   /** Set once no live member was left: nothing can ever rejoin an empty set, and pids may be reused. */
   private finished = false;
   private stopping: Promise<StopEvidence> | null = null;
+  /** The task's fork lineage, where the reader keeps one (macOS). */
+  private lineage: TaskLineageView | null;
 
   constructor(
     private readonly hooks: EngineHooks,
     private readonly identity: SetIdentity,
-  ) {}
+  ) {
+    this.lineage = identity.leader ? (hooks.reader.lineage?.(identity.leader.pid) ?? null) : null;
+  }
 
   /** Live member pids right now. */
   livePids(): number[] {
@@ -167,9 +171,26 @@ export class ContainmentSet {
         }
       }
     }
-    while (queue.length > 0) {
-      const parent = queue.pop()!;
-      for (const child of children.get(parent.pid) ?? []) add(child);
+    const addDescendants = () => {
+      while (queue.length > 0) {
+        const parent = queue.pop()!;
+        for (const child of children.get(parent.pid) ?? []) add(child);
+      }
+    };
+    addDescendants();
+    if (this.lineage) {
+      // Orphans whose parent was a member (re-parented to launchd), and ones whose lineage runs
+      // through a process nobody saw: those may be ours, so they are never proved gone.
+      const found = this.lineage.classify(table, new Set(members.keys()), this.identity.markers);
+      for (const pid of found.members) {
+        const entry = table.get(pid);
+        if (entry) add(entry);
+      }
+      addDescendants();
+      for (const pid of found.uncertain) {
+        const entry = table.get(pid);
+        if (entry && !members.has(pid) && !unreadable.includes(entry)) unreadable.push(entry);
+      }
     }
     for (const pid of this.known.keys()) if (!table.has(pid)) this.known.delete(pid);
     // Forget verdicts about processes that are gone, so a long task on a busy host stays small.
@@ -287,7 +308,11 @@ export class ContainmentSet {
       return snap.unreadable.length === 0 ? evidence(true, [], method) : evidence(false, snap.unreadable, method);
     };
     const evidence = (proved: boolean, survivors: ProcEntry[], method: StopEvidence["method"]): StopEvidence => {
-      if (proved) this.finished = true;
+      if (proved) {
+        this.finished = true;
+        this.lineage?.release();
+        this.lineage = null;
+      }
       return {
         proved,
         survivors: survivors.map((e) => ({ pid: e.pid, command: e.command })),

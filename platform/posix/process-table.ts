@@ -68,6 +68,24 @@ export interface ProcReader {
    * stopped) for ever, and the freeze never converges (dash runs every foreground command so).
    */
   waitsForVforkChild?(pid: number): boolean;
+  /**
+   * Start following the lineage of a task whose leader was just spawned, where the OS keeps none
+   * of its own (macOS: no task group, orphans go to launchd). Absent or null: membership is what
+   * groups, sessions, markers and parent links show.
+   */
+  lineage?(leaderPid: number): TaskLineageView | null;
+}
+
+/** One task's lineage, asked on every look (see ProcReader.lineage). */
+export interface TaskLineageView {
+  /**
+   * Among `table`'s processes that are not in `members`: which descend from a member (members
+   * too), and which may descend from one through a process nobody saw (uncertain: never proved
+   * gone while they live). A process carrying one of `markers` is never uncertain, it is a member.
+   */
+  classify(table: ReadonlyMap<number, ProcEntry>, members: ReadonlySet<number>, markers: readonly string[]): { members: number[]; uncertain: number[] };
+  /** The task is over: stop following it. */
+  release(): void;
 }
 
 const MARKER_PREFIX = Buffer.from("SERVERFS_RUN_ID=", "latin1");
