@@ -1,6 +1,6 @@
 // The macOS decisions that are pure functions of OS facts, run on every OS: which xattrs an edit
 // carries over, which Darwin releases serve refuses, which launchd domain `serverfs service`
-// uses and how bootstrap retries while a label drains, and how the two task-marker signals combine. The Mac-only halves (the real kernel, the
+// uses, the session type its plist names and how the domain is recorded, how bootstrap retries while a label drains, and how the two task-marker signals combine. The Mac-only halves (the real kernel, the
 // real launchctl) are listed in docs/platform.md, "macOS: verified / written / checks to run on a Mac".
 import { describe, expect, test } from "bun:test";
 import {
