@@ -97,11 +97,11 @@ export function createLaunchdManager(host: ServiceHost, tools: Partial<LaunchdTo
   const launchctl = tools.launchctl ?? ((args: string[]) => runTool(["launchctl", ...args], host.env));
   const sleep = tools.sleep ?? ((ms: number) => Bun.sleepSync(ms));
   const targetIn = (domain: string) => `${domain}/${LAUNCH_AGENT_LABEL}`;
-  /** `launchctl print` of the job in `domain`: its description when loaded there, else null. */
   const found = (r: CommandResult): CommandResult => {
     if (!r.found) throw managerUnavailable(name, "'launchctl' was not found on PATH");
     return r;
   };
+  /** `launchctl print` of the job in `domain`: its description when loaded there, else null. */
   const printedIn = (domain: string): string | null => {
     const r = found(launchctl(["print", targetIn(domain)]));
     return r.code === 0 ? r.stdout : null;
@@ -141,7 +141,9 @@ export function createLaunchdManager(host: ServiceHost, tools: Partial<LaunchdTo
     render: (def) => launchAgentPlist(def, host, sessionTypeFor(launchdDomain(host.uid, launchctl).domain)),
     isInstalled: () => existsSync(plistPath),
     install(def) {
-      // Install is where the domain is chosen; every later command reads the record.
+      // Install is where the domain is chosen; every later command reads the record. Without
+      // launchctl the probe means nothing, so nothing is written.
+      found(launchctl(["version"]));
       const { domain, fallback } = launchdDomain(host.uid, launchctl);
       const sessionType = sessionTypeFor(domain);
       mkdirSync(join(plistPath, ".."), { recursive: true });

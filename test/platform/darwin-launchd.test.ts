@@ -301,12 +301,16 @@ describe("uninstall", () => {
     expect(readFileSync(s.record, "utf8")).toBe(`${USER}\n`);
   });
 
-  test("without launchctl on PATH: start and stop are SERVICE_MANAGER_UNAVAILABLE; uninstall still removes the files", () => {
+  test("without launchctl on PATH: install, start and stop are SERVICE_MANAGER_UNAVAILABLE (install writes nothing); uninstall still removes the files", () => {
     const s = setup(true);
     s.command().install(DEF);
     const absent = (): CommandResult => ({ found: false, code: -1, stdout: "", stderr: "" });
     const manager = createLaunchdManager(s.host, { launchctl: absent, sleep: () => {} });
     expect(manager.managerState()).toBeNull();
+    // Install writes nothing: a domain probed without launchctl would be a guess.
+    const fresh = setup(true);
+    expect(() => createLaunchdManager(fresh.host, { launchctl: absent }).install(DEF)).toThrow(expect.objectContaining({ code: "SERVICE_MANAGER_UNAVAILABLE" }));
+    expect([existsSync(fresh.plist), existsSync(fresh.record)]).toEqual([false, false]);
     for (const action of ["start", "stop"] as const) {
       expect(() => createLaunchdManager(s.host, { launchctl: absent })[action]()).toThrow(expect.objectContaining({ code: "SERVICE_MANAGER_UNAVAILABLE" }));
     }
