@@ -1,9 +1,19 @@
 // The macOS decisions that are pure functions of OS facts, run on every OS: which xattrs an edit
 // carries over, which Darwin releases serve refuses, which launchd domain `serverfs service`
-// uses and how bootstrap retries while a label drains, and how the two task-marker signals combine. The Mac-only halves (the real kernel, the
+// uses, the session type its plist names and how the domain is recorded, how bootstrap retries while a label drains, and how the two task-marker signals combine. The Mac-only halves (the real kernel, the
 // real launchctl) are listed in docs/platform.md, "macOS: verified / written / checks to run on a Mac".
 import { describe, expect, test } from "bun:test";
-import { BOOTSTRAP_ATTEMPTS, BOOTSTRAP_RETRY_MS, bootstrapWithRetry, launchdDomain } from "../../platform/darwin/launchd-domain.ts";
+import {
+  agentDomains,
+  BOOTSTRAP_ATTEMPTS,
+  BOOTSTRAP_RETRY_MS,
+  bootstrapWithRetry,
+  domainRecord,
+  launchdDomain,
+  parseDomainRecord,
+  resolveDomain,
+  sessionTypeFor,
+} from "../../platform/darwin/launchd-domain.ts";
 import { markerFromPaths, markerVerdict } from "../../platform/darwin/marker-file.ts";
 import { vnodeFds, vnodePath } from "../../platform/darwin/proc-reader.ts";
 import { launchAgentPlist } from "../../platform/darwin/service.ts";
@@ -92,13 +102,44 @@ describe("launchd domain", () => {
   });
 });
 
-test("the LaunchAgent runs at Standard, not Background, process type", () => {
-  const plist = launchAgentPlist(
-    { executable: ["/usr/local/bin/serverfs"], configPath: "/Users/u/c.toml" },
-    { platform: "darwin", home: "/Users/u", env: {}, uid: 501 },
-  );
-  expect(plist).toContain("  <key>ProcessType</key>\n  <string>Standard</string>");
-  expect(plist).not.toContain("Background");
+describe("LaunchAgent plist", () => {
+  const def = { executable: ["/usr/local/bin/serverfs"], configPath: "/Users/u/c.toml" };
+  const host = { platform: "darwin" as const, home: "/Users/u", env: {}, uid: 501 };
+  test("the LaunchAgent runs at Standard, not Background, process type", () => {
+    for (const type of ["Aqua", "Background"] as const) {
+      const plist = launchAgentPlist(def, host, type);
+      expect(plist.match(/<key>ProcessType<\/key>\n {2}<string>[^<]*<\/string>/g)).toEqual(["<key>ProcessType</key>\n  <string>Standard</string>"]);
+    }
+  });
+  test("LimitLoadToSessionType is the recorded domain's session: Aqua for gui/<uid>, Background for user/<uid>", () => {
+    expect(sessionTypeFor("gui/501")).toBe("Aqua");
+    expect(sessionTypeFor("user/501")).toBe("Background");
+    expect(launchAgentPlist(def, host, sessionTypeFor("user/501"))).toContain("  <key>LimitLoadToSessionType</key>\n  <string>Background</string>\n");
+    expect(launchAgentPlist(def, host, sessionTypeFor("gui/501"))).toContain("  <key>LimitLoadToSessionType</key>\n  <string>Aqua</string>\n");
+    expect(launchAgentPlist(def, host).match(/LimitLoadToSessionType/g)).toHaveLength(1);
+  });
+});
+
+describe("launchd domain record", () => {
+  test("exactly one of this uid's two agent domains, one line", () => {
+    expect(domainRecord("user/501")).toBe("user/501\n");
+    expect(parseDomainRecord("user/501\n", 501)).toBe("user/501");
+    expect(parseDomainRecord("gui/501", 501)).toBe("gui/501");
+    for (const bad of ["", "\n", "gui/502\n", "user/5010\n", "system\n", "user/501\n\n", " user/501\n", "user/501\r\n", "login/100008\n"]) {
+      expect(parseDomainRecord(bad, 501)).toBeNull();
+    }
+  });
+  test("a valid record is used without a probe; none or a damaged one is probed, and the note says which", () => {
+    const calls: string[][] = [];
+    const run = (args: string[]) => (calls.push(args), result(113));
+    expect(resolveDomain(501, "gui/501\n", run)).toEqual({ domain: "gui/501", recorded: true, notes: [] });
+    expect(calls).toEqual([]);
+    const none = resolveDomain(501, null, run);
+    expect(none).toMatchObject({ domain: "user/501", recorded: false });
+    expect(none.notes[0]).toStartWith("no launchd domain record (installed by an older serverfs?): probed, gui/501 does not exist, using user/501");
+    expect(resolveDomain(501, "gui/7\n", () => result(0)).notes[0]).toStartWith("the launchd domain record is not valid: probed, using gui/501");
+    expect(agentDomains(501)).toEqual(["gui/501", "user/501"]);
+  });
 });
 
 describe("doctor filesystem types", () => {
