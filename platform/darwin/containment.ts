@@ -7,8 +7,9 @@ import { createPosixContainment, DEFAULT_KILL_PHASE_MS } from "../posix/containm
 import type { ProcReader } from "../posix/process-table.ts";
 import type { Containment } from "../types.ts";
 import { libSystem } from "./libsystem.ts";
-import { openMarker, removeMarker } from "./marker-file.ts";
+import { openMarker, recordLeaderIds, removeMarker } from "./marker-file.ts";
 import { bsdInfo, createDarwinProcReader } from "./proc-reader.ts";
+import { uniqueIdsOf } from "./unique-ids.ts";
 
 export interface DarwinContainmentOptions {
   procReader?: ProcReader;
@@ -23,6 +24,10 @@ export function createDarwinContainment(options: DarwinContainmentOptions = {}):
     startTimeOf: (pid) => bsdInfo(pid)?.startTime ?? null,
     killPhaseMs: options.killPhaseMs ?? DEFAULT_KILL_PHASE_MS,
     openMarkerFd: openMarker,
+    onSpawned: (runId, pid) => {
+      const ids = uniqueIdsOf(pid);
+      if (ids) recordLeaderIds(runId, ids);
+    },
     onProved: removeMarker,
   });
 }

@@ -6,10 +6,11 @@
 // SERVERFS_RUN_ID environment marker stays as the second signal (a process that closes all its
 // descriptors keeps it, unless it is a restricted binary). Why this marker: docs/platform.md,
 // "macOS: verified / written / checks to run on a Mac".
-import { constants, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readSync, realpathSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { platformError } from "../errors.ts";
 import { MARKER_UNREADABLE } from "../posix/process-table.ts";
+import type { ProcIds } from "./lineage.ts";
 
 /** One signal's answer: the marker found, none (read and absent), or the read failed. */
 export type MarkerSignal = string | null | typeof MARKER_UNREADABLE;
@@ -71,5 +72,49 @@ export function removeMarker(runId: string): void {
     unlinkSync(`${markerDirectory()}/${runId}`);
   } catch {
     // already gone
+  }
+}
+
+/**
+ * Write the leader's lineage ids into its marker file, so a sweep after a Bridge crash can still
+ * tell the leader's orphans (platform/docs: "macOS: the stop proof"). Best effort: without them the
+ * sweep finds by marker and descendants only.
+ */
+export function recordLeaderIds(runId: string, ids: ProcIds): void {
+  try {
+    const fd = openSync(`${markerDirectory()}/${runId}`, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+    try {
+      writeSync(fd, `${ids.unique} ${ids.parentUnique} ${ids.version} ${ids.parentVersion}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // the marker file is gone (a task that already ended) or not ours to write
+  }
+}
+
+/** The leader ids a marker file holds, or null. Pure over the file's text; exported for tests. */
+export function parseLeaderIds(text: string): ProcIds | null {
+  const m = /^(\d{1,20}) (\d{1,20}) (-?\d{1,10}) (-?\d{1,10})\n$/.exec(text);
+  if (!m) return null;
+  const unique = BigInt(m[1]!);
+  const parentUnique = BigInt(m[2]!);
+  if (unique >= 2n ** 64n || parentUnique >= 2n ** 64n) return null;
+  return { unique, parentUnique, version: Number(m[3]) | 0, parentVersion: Number(m[4]) | 0 };
+}
+
+/** The leader ids recorded for `runId`, or null (none recorded, or not a record). Reads 128 bytes at most. */
+export function leaderIdsOf(runId: string): ProcIds | null {
+  try {
+    const fd = openSync(`${markerDirectory()}/${runId}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(128);
+      const got = readSync(fd, buffer, 0, buffer.length, 0);
+      return parseLeaderIds(buffer.toString("latin1", 0, got));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
   }
 }

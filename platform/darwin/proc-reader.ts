@@ -11,7 +11,7 @@ import { listKinfoProcs } from "./kinfo-proc.ts";
 import { TaskLineage, type ProcIds } from "./lineage.ts";
 import { libSystem } from "./libsystem.ts";
 import { uniqueIdsOf } from "./unique-ids.ts";
-import { markerDirectory, markerFromPaths, markerVerdict, type MarkerSignal } from "./marker-file.ts";
+import { leaderIdsOf, markerDirectory, markerFromPaths, markerVerdict, type MarkerSignal } from "./marker-file.ts";
 
 const PROC_PIDTBSDINFO = 3;
 const PROC_BSDINFO_SIZE = 136;
@@ -201,25 +201,38 @@ export function createDarwinProcReader(): ProcReader {
       if (leaderIds === null) return null;
       const lineage = new TaskLineage(leaderIds);
       const unfollow = forkWatch()?.watch(leaderPid, (births) => lineage.absorb(births)) ?? (() => {});
-      return {
-        classify(table, members, markers) {
-          const births = forkWatch()?.births() ?? new Map();
-          const next = new Map<string, ProcIds | null>();
-          const entries = [...table.values()].map((e) => ({ pid: e.pid, zombie: e.zombie, ids: idsOf(e, next) }));
-          idsCache = next;
-          const found = lineage.classify(entries, members, births);
-          const uncertain: number[] = [];
-          for (const pid of found.uncertain) {
-            // Its own marker settles it; "no marker" does not (a Node child loses the descriptor,
-            // a restricted binary hides its environment, another uid's is never read).
-            if (typeof reader.markerOf(pid, markers) === "string") found.members.push(pid);
-            else uncertain.push(pid);
-          }
-          return { members: found.members, uncertain };
-        },
-        release: unfollow,
-      };
+      return view([lineage], unfollow);
+    },
+    sweepLineage(markers: readonly string[]): TaskLineageView | null {
+      const lineages = markers.map(leaderIdsOf).filter((ids): ids is ProcIds => ids !== null).map((ids) => new TaskLineage(ids));
+      return lineages.length === 0 ? null : view(lineages, () => {});
     },
   };
+  /** One view over the lineages of the tasks a set stands for (one, or every swept one). */
+  const view = (lineages: TaskLineage[], release: () => void): TaskLineageView => ({
+    classify(table, members, markers) {
+      const births = forkWatch()?.births() ?? new Map();
+      const next = new Map<string, ProcIds | null>();
+      const entries = [...table.values()].map((e) => ({ pid: e.pid, zombie: e.zombie, ids: idsOf(e, next) }));
+      idsCache = next;
+      const found = new Set<number>();
+      const doubtful = new Set<number>();
+      for (const lineage of lineages) {
+        const one = lineage.classify(entries, members, births);
+        for (const pid of one.members) found.add(pid);
+        for (const pid of one.uncertain) doubtful.add(pid);
+      }
+      const uncertain: number[] = [];
+      for (const pid of doubtful) {
+        if (found.has(pid)) continue;
+        // Its own marker settles it; "no marker" does not (a Node child loses the descriptor, a
+        // restricted binary hides its environment, another uid's is never read).
+        if (typeof reader.markerOf(pid, markers) === "string") found.add(pid);
+        else uncertain.push(pid);
+      }
+      return { members: [...found], uncertain };
+    },
+    release,
+  });
   return reader;
 }

@@ -101,7 +101,8 @@ export class ContainmentSet {
     private readonly hooks: EngineHooks,
     private readonly identity: SetIdentity,
   ) {
-    this.lineage = identity.leader ? (hooks.reader.lineage?.(identity.leader.pid) ?? null) : null;
+    const { reader } = hooks;
+    this.lineage = identity.leader ? (reader.lineage?.(identity.leader.pid) ?? null) : (reader.sweepLineage?.(identity.markers) ?? null);
   }
 
   /** Live member pids right now. */

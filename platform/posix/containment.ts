@@ -27,6 +27,8 @@ export interface PosixContainmentOptions {
   killPhaseMs?: number;
   /** A descriptor every task's leader inherits as fd 3 (the macOS marker file); closed here after spawn. */
   openMarkerFd?: (runId: string) => number;
+  /** Called once the leader runs (macOS writes the leader's lineage ids into its marker file). */
+  onSpawned?: (runId: string, pid: number) => void;
   /** Called with a run id once its stop or sweep is proved (macOS then removes the marker file). */
   onProved?: (runId: string) => void;
   /** One kernel group per task (Linux cgroup v2), where the host lets us make them. */
@@ -93,6 +95,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
     }
     const pid = child.pid;
     bunChildren.add(pid);
+    options.onSpawned?.(spec.runId, pid);
     const set = new ContainmentSet(hooks, {
       leader: { pid, startTime: options.startTimeOf(pid) },
       markers: [spec.runId],

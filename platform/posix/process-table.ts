@@ -74,6 +74,8 @@ export interface ProcReader {
    * groups, sessions, markers and parent links show.
    */
   lineage?(leaderPid: number): TaskLineageView | null;
+  /** The lineage of tasks swept after a crash, from what their spawn left behind (macOS). */
+  sweepLineage?(markers: readonly string[]): TaskLineageView | null;
 }
 
 /** One task's lineage, asked on every look (see ProcReader.lineage). */

@@ -8,6 +8,7 @@ import { createBirthRing, ringReader, ringWriter } from "../../platform/darwin/b
 import { decodeKEvent, encodeKEvent, EVFILT_PROC, KEVENT_SIZE, NOTE_EXEC, NOTE_EXIT, NOTE_FORK, watchProcess, wakeFor, EVFILT_USER, EV_RECEIPT } from "../../platform/darwin/kevent.ts";
 import { KINFO, KINFO_PROC_SIZE, parseKinfoProcs } from "../../platform/darwin/kinfo-proc.ts";
 import { TaskLineage, type Birth, type LineageEntry, type ProcIds } from "../../platform/darwin/lineage.ts";
+import { parseLeaderIds } from "../../platform/darwin/marker-file.ts";
 import { parseUniqueIds, PROC_PIDUNIQIDENTIFIERINFO, UNIQ, UNIQ_IDENTIFIER_INFO_SIZE } from "../../platform/darwin/unique-ids.ts";
 
 describe("struct kinfo_proc (sys/sysctl.h, 64-bit caller)", () => {
@@ -328,4 +329,29 @@ describe("TaskLineage over recorded event sequences", () => {
       { members: [], uncertain: [102] },
     ]);
   });
+});
+
+describe("the sweep after a Bridge crash: the leader ids kept in the marker file", () => {
+  test("the record round-trips; anything else in the file is no record", () => {
+    expect(parseLeaderIds("18446744073709551615 7 2147483647 -5\n")).toEqual({ unique: 18446744073709551615n, parentUnique: 7n, version: 2147483647, parentVersion: -5 });
+    for (const bad of ["", "1 2 3 4", "1 2 3 4\n5", "18446744073709551616 1 1 1\n", "a b c d\n", "1 2 3\n", " 1 2 3 4\n"]) {
+      expect(parseLeaderIds(bad)).toBeNull();
+    }
+  });
+
+  for (const kernel of KERNELS) {
+    test(`${kernel}: with no watcher and the leader gone, its orphans are members and deeper unseen lines are uncertain`, () => {
+      const k = new Kern(kernel);
+      const leader = k.fork(1);
+      const recorded = k.procs.get(leader)!.ids; // what the spawn wrote into the marker file
+      const child = k.fork(leader);
+      const middle = k.fork(leader);
+      const grandchild = k.fork(middle);
+      k.exit(leader);
+      k.exit(middle);
+      const sweep = new TaskLineage(recorded);
+      const found = sweep.classify(k.entries(), new Set(), new Map());
+      expect({ members: found.members.sort(), uncertain: found.uncertain }).toEqual({ members: [child], uncertain: [grandchild] });
+    });
+  }
 });
