@@ -113,6 +113,15 @@ export function vnodePath(buffer: Uint8Array): string {
   return new TextDecoder().decode(nul === -1 ? field : field.subarray(0, nul));
 }
 
+/** The descriptor every task's leader inherits the marker file on (marker-file.ts). */
+const MARKER_FD = 3;
+
+/** The path of `pid`'s descriptor `fd` when it is a vnode, else null. */
+function vnodePathOf(pid: number, fd: number): string | null {
+  const info = new Uint8Array(VNODE_FDINFOWITHPATH_SIZE);
+  return libSystem().proc_pidfdinfo(pid, fd, PROC_PIDFDVNODEPATHINFO, ptr(info), info.length) === info.length ? vnodePath(info) : null;
+}
+
 /** Paths of `pid`'s open vnodes, or null when its descriptor table could not be read. */
 function openVnodePaths(pid: number): string[] | null {
   const sys = libSystem();
@@ -189,6 +198,10 @@ export function createDarwinProcReader(): ProcReader {
     markerOf(pid: number, markers: readonly string[]): MarkerSignal {
       const info = bsdInfo(pid);
       if (!info || info.uid !== ownUid) return null;
+      // The leader got the marker as fd 3 and most descendants keep it there: one call, not a sweep.
+      const third = vnodePathOf(pid, MARKER_FD);
+      const quick = third === null ? null : markerFromPaths([third], markerDirectory(), markers);
+      if (quick !== null) return quick;
       const paths = openVnodePaths(pid);
       const fd: MarkerSignal = paths === null ? MARKER_UNREADABLE : markerFromPaths(paths, markerDirectory(), markers);
       const verdict = markerVerdict(fd, typeof fd === "string" ? null : envMarker(pid, markers));
