@@ -11,6 +11,8 @@ import { creationMode } from "../../platform/fs/darwin.ts";
 import { fullSyncDescription, fullSyncRoute } from "../../platform/fs/fullsync-darwin.ts";
 import { chunkParts, DARWIN_PATH_MAX } from "../../platform/fs/path-chunks.ts";
 import { decodeStat64, fstatatSymbol, isSpecial, STAT64_SIZE } from "../../platform/fs/stat-darwin.ts";
+import { errnoNames, SysError } from "../../platform/fs/sys-error.ts";
+import { readListedXattrs } from "../../platform/fs/xattr-darwin.ts";
 import { durabilityCheck } from "../../src/doctor/checks/version.ts";
 import { isoSeconds, revisionOf, typeOf } from "../../src/fs/revision.ts";
 
@@ -182,5 +184,55 @@ describe("macOS durable sync route (F_FULLFSYNC without a variadic binding on ar
     expect(durabilityCheck("fcntl").detail).not.toContain("drive's cache");
     expect(durabilityCheck("__fcntl").detail).toContain("__fcntl");
     expect(fullSyncDescription("fcntl")).toContain("F_FULLFSYNC");
+  });
+});
+
+describe("macOS errno names Node's table lacks (ENOATTR)", () => {
+  // A slice of xnu's bsd/sys/errno.h around 93: Node's darwin table has these, not ENOATTR.
+  const darwinTable = { EPERM: 1, EPROTONOSUPPORT: 43, ENOTSUP: 45, ENOPOLICY: 103, ENODATA: 96 };
+  test("darwin 93 is ENOATTR, and the numbers Node names keep Node's names", () => {
+    const names = errnoNames("darwin", darwinTable);
+    expect(names.get(93)).toBe("ENOATTR");
+    expect([names.get(1), names.get(43), names.get(45), names.get(96)]).toEqual(["EPERM", "EPROTONOSUPPORT", "ENOTSUP", "ENODATA"]);
+    expect(names.get(94)).toBeUndefined(); // only ENOATTR is added: a number missing from the table stays unnamed
+  });
+  test("on Linux 93 stays EPROTONOSUPPORT (its ENOATTR is ENODATA, 61)", () => {
+    const names = errnoNames("linux", { EPROTONOSUPPORT: 93, ENODATA: 61 });
+    expect(names.get(93)).toBe("EPROTONOSUPPORT");
+    expect(names.get(61)).toBe("ENODATA");
+  });
+  test("a name Node already has for 93 is never overridden", () => {
+    expect(errnoNames("darwin", { ENOATTR_FROM_NODE: 93 }).get(93)).toBe("ENOATTR_FROM_NODE");
+  });
+  test("this OS's SysError: a number nobody names is E<n>; names come from the running table", () => {
+    expect(new SysError(4095, "fgetxattr").code).toBe("E4095");
+    expect(new SysError(os.constants.errno.ENOENT, "fgetxattr").code).toBe("ENOENT");
+    expect(new SysError(4095, "fgetxattr").message).toBe("fgetxattr: E4095");
+  });
+});
+
+describe("macOS xattr copy: an attribute removed between the list and its read", () => {
+  const enoattr = () => Object.assign(new Error("fgetxattr: ENOATTR"), { code: errnoNames("darwin", {}).get(93), errno: 93 });
+  test("it is gone from the copy too (skipped); the others are read in order, empty names ignored", () => {
+    const values: Record<string, Buffer> = { "user.a": Buffer.from("A"), "com.apple.quarantine": Buffer.from("0081;x"), "user.empty": Buffer.alloc(0) };
+    const read: string[] = [];
+    const got = readListedXattrs(["user.a", "user.gone", "", "com.apple.quarantine", "user.empty"], (name) => {
+      read.push(name);
+      const v = values[name];
+      if (v === undefined) throw enoattr();
+      return v;
+    });
+    expect(read).toEqual(["user.a", "user.gone", "com.apple.quarantine", "user.empty"]);
+    expect([...got.keys()]).toEqual(["user.a", "com.apple.quarantine", "user.empty"]);
+    expect(got.get("com.apple.quarantine")!.toString()).toBe("0081;x");
+    expect(got.get("user.empty")!.length).toBe(0);
+  });
+  test("any other failure of a read still fails the copy, with its own code", () => {
+    for (const code of ["ERANGE", "EPERM", "EIO", "E93"]) {
+      const err = Object.assign(new Error(`fgetxattr: ${code}`), { code });
+      expect(() => readListedXattrs(["user.a"], () => {
+        throw err;
+      })).toThrow(err);
+    }
   });
 });
