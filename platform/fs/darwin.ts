@@ -116,7 +116,7 @@ export function fchown(fd: number, uid: number, gid: number): void {
 export function flock(fd: number, operation: number): void {
   check(sys().flock(fd, operation), "flock");
 }
-/** F_FULLFSYNC where this architecture can reach it without a variadic binding (fullsync-darwin.ts). */
+/** F_FULLFSYNC through a fixed-argument route, never fcntl itself (fullsync-darwin.ts). */
 export const fsync = fullFsync;
 
 /** openat(2) without O_CREAT (the variadic mode is then never read; see the header). */
