@@ -16,6 +16,7 @@ import type { BigIntStats } from "node:fs";
 import { fullFsync } from "./fullsync-darwin.ts";
 import { decodeStat64, fstatatSymbol, STAT64_SIZE, AT_SYMLINK_NOFOLLOW } from "./stat-darwin.ts";
 import { MountCrossingError, SysError } from "./sys-error.ts";
+import { readListedXattrs } from "./xattr-darwin.ts";
 
 export { MountCrossingError, SysError };
 
@@ -115,7 +116,7 @@ export function fchown(fd: number, uid: number, gid: number): void {
 export function flock(fd: number, operation: number): void {
   check(sys().flock(fd, operation), "flock");
 }
-/** F_FULLFSYNC where this architecture can reach it without a variadic binding (fullsync-darwin.ts). */
+/** F_FULLFSYNC through a fixed-argument route, never fcntl itself (fullsync-darwin.ts). */
 export const fsync = fullFsync;
 
 /** openat(2) without O_CREAT (the variadic mode is then never read; see the header). */
@@ -184,20 +185,18 @@ export function copyAcl(fromFd: number, toFd: number): void {
 }
 
 export function listXattrs(fd: number): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
   const size = check(sys().flistxattr(fd, null, 0n, 0), "flistxattr");
-  if (size === 0) return out;
+  if (size === 0) return new Map();
   const list = Buffer.alloc(size);
   const got = check(sys().flistxattr(fd, list, BigInt(size), 0), "flistxattr");
-  for (const name of list.subarray(0, got).toString("utf8").split("\0")) {
-    if (name === "") continue;
+  // an attribute removed after the list (ENOATTR) is skipped there; any other failure throws
+  return readListedXattrs(list.subarray(0, got).toString("utf8").split("\0"), (name) => {
     const n = cstr(name);
     const len = check(sys().fgetxattr(fd, n, null, 0n, 0, 0), "fgetxattr");
     const value = Buffer.alloc(len);
     const vlen = len === 0 ? 0 : check(sys().fgetxattr(fd, n, value, BigInt(len), 0, 0), "fgetxattr");
-    out.set(name, value.subarray(0, vlen));
-  }
-  return out;
+    return value.subarray(0, vlen);
+  });
 }
 
 export function setXattr(fd: number, name: string, value: Buffer): void {

@@ -28,6 +28,7 @@ import * as darwin from "./darwin.ts";
 import { flockDirectory } from "./dir-lock-posix.ts";
 import { selectInSteps } from "./dir-select.ts";
 import { BulkReader } from "./dirlist-darwin.ts";
+import { HeldDescriptors, type FileIdentity } from "./held-fds.ts";
 import { chunkParts } from "./path-chunks.ts";
 import { isSpecial } from "./stat-darwin.ts";
 import { MountCrossingError, SysError } from "./sys-error.ts";
@@ -83,13 +84,29 @@ export const darwinCalls: DarwinCalls = {
 export function makeDarwinNative(sys: DarwinCalls): FsNative {
   interface Held {
     root: number;
+    /** What `root` named when it was opened: a root descriptor closed and its number reused is no root. */
+    rootId: FileIdentity;
+    /** The root was opened with cross_mounts = false. */
+    confined: boolean;
     /** From the root, for reopenForRead (there is no /proc/self/fd on macOS). */
     parts: readonly string[];
   }
 
-  /** What each descriptor we handed out names (fd numbers are reused, entries are overwritten). */
-  const held = new Map<number, Held>();
-  const rootIds = new Map<number, { dev: bigint; ino: bigint; confined: boolean }>();
+  function identify(fd: number): FileIdentity | null {
+    try {
+      const st = fs.fstatSync(fd, { bigint: true });
+      return { dev: st.dev, ino: st.ino };
+    } catch {
+      return null; // not open
+    }
+  }
+
+  /**
+   * What each descriptor we handed out names. The file layer closes most of them itself, so an
+   * entry holds only while its number still names the object it was recorded for (held-fds.ts);
+   * the closes below drop theirs at once.
+   */
+  const held = new HeldDescriptors<Held>(identify);
 
   const DIR = O.RDONLY | O.DIRECTORY | O.NOFOLLOW_ANY | O.CLOEXEC;
   /** O_SEARCH (O_EXEC | O_DIRECTORY): a lookup base that needs search permission only. */
@@ -103,6 +120,7 @@ export function makeDarwinNative(sys: DarwinCalls): FsNative {
   };
 
   function closeQuietly(fd: number): void {
+    held.drop(fd);
     try {
       fs.closeSync(fd);
     } catch {
@@ -110,14 +128,13 @@ export function makeDarwinNative(sys: DarwinCalls): FsNative {
     }
   }
 
-  /** The held entry of `fd`, once its root descriptor is proved to still be the root (fd reuse). */
+  /** The held entry of `fd` (still naming what it was recorded for), once its root descriptor is proved to still be the root. */
   function base(fd: number): Held & { id: { dev: bigint; ino: bigint; confined: boolean } } {
-    const h = held.get(fd);
-    const id = h === undefined ? undefined : rootIds.get(h.root);
-    if (h === undefined || id === undefined) throw new SysError(EBADF, "openBeneath");
-    const st = fs.fstatSync(h.root, { bigint: true });
-    if (st.dev !== id.dev || st.ino !== id.ino) throw new SysError(EBADF, "openBeneath");
-    return { ...h, id };
+    const h = held.lookup(fd);
+    if (h === undefined) throw new SysError(EBADF, "openBeneath");
+    const root = identify(h.root);
+    if (root === null || root.dev !== h.rootId.dev || root.ino !== h.rootId.ino) throw new SysError(EBADF, "openBeneath");
+    return { ...h, id: { dev: h.rootId.dev, ino: h.rootId.ino, confined: h.confined } };
   }
 
   /** Refuse (and close) a descriptor on another device than its confined root. */
@@ -226,8 +243,8 @@ export function makeDarwinNative(sys: DarwinCalls): FsNative {
       if (fs.lstatSync(hostPath).isSymbolicLink()) throw new SysError(ELOOP, "open");
       const fd = sys.openRoot(real, DIR);
       const st = fs.fstatSync(fd, { bigint: true });
-      held.set(fd, { root: fd, parts: [] });
-      rootIds.set(fd, { dev: st.dev, ino: st.ino, confined: opts?.crossMounts === false });
+      const id = { dev: st.dev, ino: st.ino };
+      held.record(fd, { root: fd, rootId: id, confined: opts?.crossMounts === false, parts: [] }, id);
       return fd;
     },
 
@@ -237,7 +254,7 @@ export function makeDarwinNative(sys: DarwinCalls): FsNative {
       if (kind === "object") fd = parts.length === 0 ? walk(dir, dirfd, [], OBJECT) : inParent(dir, dirfd, parts, (p, n) => openObjectAt(dir, p, n));
       else if (kind === "createExclusive") fd = inParent(dir, dirfd, parts, (p, n) => onRootDevice(dir, sys.createAt(p, n, mode)));
       else fd = walk(dir, dirfd, parts, FLAGS[kind], kind === "dirBase");
-      held.set(fd, { root: dir.root, parts: [...dir.parts, ...parts] });
+      held.record(fd, { root: dir.root, rootId: dir.rootId, confined: dir.confined, parts: [...dir.parts, ...parts] });
       return fd;
     },
 
@@ -252,7 +269,7 @@ export function makeDarwinNative(sys: DarwinCalls): FsNative {
       // object it opened (FILE_CHANGED_DURING_READ), so a name moved meanwhile is caught.
       const h = base(objectFd);
       const fd = walk(h, h.root, h.parts, FLAGS.read);
-      held.set(fd, { root: h.root, parts: h.parts });
+      held.record(fd, { root: h.root, rootId: h.rootId, confined: h.confined, parts: h.parts });
       return fd;
     },
 

@@ -27,3 +27,26 @@ export const DARWIN_SYSTEM_XATTRS: readonly string[] = ["com.apple.provenance", 
 export function darwinPreservesXattr(name: string): boolean {
   return !DARWIN_SYSTEM_XATTRS.includes(name);
 }
+
+/**
+ * The value of each listed attribute, read one by one after flistxattr named them. One removed
+ * between the list and its read (ENOATTR: another process, or the kernel, dropped it) is gone
+ * from the source, so it is gone from the copy too: skipped, not an error. Any other failure
+ * of a read (ERANGE, EPERM, EIO) still throws, and the edit fails closed. Pure over `read`:
+ * tested on Linux.
+ */
+export function readListedXattrs(names: Iterable<string>, read: (name: string) => Buffer): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (const name of names) {
+    if (name === "") continue;
+    let value: Buffer;
+    try {
+      value = read(name);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === "ENOATTR") continue;
+      throw err;
+    }
+    out.set(name, value);
+  }
+  return out;
+}

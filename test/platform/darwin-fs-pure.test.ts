@@ -1,6 +1,7 @@
 // The pure halves of the macOS file backend, run on every OS: the struct stat decoder behind
 // fstatat (metadata without opening the object), the PATH_MAX step planner, the creation mode,
-// the F_FULLFSYNC route per architecture and doctor's durability line. The kernel halves are
+// the F_FULLFSYNC route and its fallback chain, doctor's durability line, the errno names Node
+// lacks (ENOATTR) and the read of listed xattrs. The kernel halves are
 // test/platform/darwin-fs.test.ts (macOS only) and docs/platform.md, "macOS: verified / written /
 // checks to run on a Mac".
 import { describe, expect, test } from "bun:test";
@@ -8,9 +9,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { creationMode } from "../../platform/fs/darwin.ts";
-import { fullSyncDescription, fullSyncRoute } from "../../platform/fs/fullsync-darwin.ts";
+import { afterFullSyncFailure, F_FULLFSYNC, FULLSYNC_UNSUPPORTED, fullSyncOver, fullSyncRoute, reachesFullSync, SYNC_VOLUME_FULLSYNC, SYNC_VOLUME_WAIT } from "../../platform/fs/fullsync-darwin.ts";
 import { chunkParts, DARWIN_PATH_MAX } from "../../platform/fs/path-chunks.ts";
 import { decodeStat64, fstatatSymbol, isSpecial, STAT64_SIZE } from "../../platform/fs/stat-darwin.ts";
+import { errnoNames, SysError } from "../../platform/fs/sys-error.ts";
+import { readListedXattrs } from "../../platform/fs/xattr-darwin.ts";
 import { durabilityCheck } from "../../src/doctor/checks/version.ts";
 import { isoSeconds, revisionOf, typeOf } from "../../src/fs/revision.ts";
 
@@ -162,25 +165,148 @@ describe("macOS creation mode (mkostempsat_np + fchmod)", () => {
   });
 });
 
-describe("macOS durable sync route (F_FULLFSYNC without a variadic binding on arm64)", () => {
-  test("x86_64: fcntl(int, int, int) is ABI-correct, whatever the stub", () => {
-    expect(fullSyncRoute("x64", false)).toBe("fcntl");
-    expect(fullSyncRoute("x64", true)).toBe("fcntl");
+describe("macOS durable sync route (F_FULLFSYNC without a variadic binding)", () => {
+  const found = (fcntlStub: boolean, syncVolume: boolean) => ({ fcntlStub, syncVolume });
+  test("arm64 and x86_64 alike: the __fcntl stub when it resolves, else fsync_volume_np, else fsync; fcntl itself never", () => {
+    for (const arch of ["arm64", "x64"]) {
+      expect(fullSyncRoute(arch, found(true, true))).toBe("__fcntl");
+      expect(fullSyncRoute(arch, found(true, false))).toBe("__fcntl");
+      expect(fullSyncRoute(arch, found(false, true))).toBe("fsync_volume_np");
+      expect(fullSyncRoute(arch, found(false, false))).toBe("fsync");
+    }
   });
-  test("arm64: the fixed-argument __fcntl stub when exported, else fsync; never fcntl itself", () => {
-    expect(fullSyncRoute("arm64", true)).toBe("__fcntl");
-    expect(fullSyncRoute("arm64", false)).toBe("fsync");
+  test("an architecture not reasoned about (not LP64 macOS) gets fsync, whatever resolves", () => {
+    for (const a of ["ia32", "arm", "ppc64", ""]) expect(fullSyncRoute(a, found(true, true))).toBe("fsync");
   });
-  test("an architecture not reasoned about gets fsync", () => {
-    for (const a of ["ia32", "arm", "ppc64", ""]) expect(fullSyncRoute(a, true)).toBe("fsync");
+  test("only the fsync route leaves the drive's cache unflushed", () => {
+    expect([reachesFullSync("__fcntl"), reachesFullSync("fsync_volume_np"), reachesFullSync("fsync")]).toEqual([true, true, false]);
   });
-  test("doctor: one OK line naming the route, and the gap when it is fsync only", () => {
+  test("fsync_volume_np gets both flags: without SYNC_VOLUME_WAIT xnu issues no F_FULLFSYNC", () => {
+    expect([F_FULLFSYNC, SYNC_VOLUME_FULLSYNC, SYNC_VOLUME_WAIT]).toEqual([51, 1, 2]);
+  });
+  test("after F_FULLFSYNC fails: fsync only where the filesystem lacks it (xnu's ENOTTY 25, ENOTSUP 45, EINVAL 22), else the sync fails", () => {
+    expect(FULLSYNC_UNSUPPORTED).toEqual({ EINVAL: 22, ENOTTY: 25, ENOTSUP: 45 });
+    for (const n of [22, 25, 45]) expect(afterFullSyncFailure(n)).toBe("fsync");
+    // EIO, EINTR, EBADF, ENOSPC, EOPNOTSUPP (102 on macOS), ENOATTR, an unknown number
+    for (const n of [5, 4, 9, 28, 102, 93, 4095]) expect(afterFullSyncFailure(n)).toBe("fail");
+  });
+  test("doctor: one OK line naming the route; the gap when it is fsync only, the cost when it is the volume sync", () => {
     const gap = durabilityCheck("fsync");
     expect(gap).toMatchObject({ id: "durability", status: "OK" });
+    expect(gap.detail).toStartWith("fsync only");
     expect(gap.detail).toContain("drive's cache");
-    expect(durabilityCheck("fcntl")).toMatchObject({ id: "durability", status: "OK" });
-    expect(durabilityCheck("fcntl").detail).not.toContain("drive's cache");
-    expect(durabilityCheck("__fcntl").detail).toContain("__fcntl");
-    expect(fullSyncDescription("fcntl")).toContain("F_FULLFSYNC");
+    for (const route of ["__fcntl", "fsync_volume_np"] as const) {
+      const line = durabilityCheck(route);
+      expect(line).toMatchObject({ id: "durability", status: "OK" });
+      expect(line.detail).toStartWith("F_FULLFSYNC through ");
+      expect(line.detail).toContain(route);
+      expect(line.detail).not.toContain("drive's cache");
+    }
+    expect(durabilityCheck("fsync_volume_np").detail).toContain("costs more");
+  });
+});
+
+describe("the durable sync's fallback chain (over recorded calls)", () => {
+  const E = os.constants.errno; // numbers both kernels share (EIO 5, EBADF 9, ENOSPC 28)
+  const { ENOTSUP, ENOTTY, EINVAL } = FULLSYNC_UNSUPPORTED; // macOS's own numbers
+  /** The calls of one route, recording what was called; `fullAnswer` is what F_FULLFSYNC returns. */
+  function calls(route: "__fcntl" | "fsync_volume_np" | "fsync", fullAnswer: number, fsyncAnswer = 0) {
+    const log: string[] = [];
+    const chain = fullSyncOver(() => ({
+      route,
+      full: route === "fsync" ? null : (fd: number) => (log.push(`full ${fd}`), fullAnswer),
+      fsync: (fd: number) => (log.push(`fsync ${fd}`), fsyncAnswer === 0 ? 0 : -1),
+      errno: () => fsyncAnswer,
+    }));
+    return { chain, log };
+  }
+  const thrown = (f: () => unknown) => {
+    try {
+      f();
+    } catch (err) {
+      return `${(err as SysError).code} ${(err as SysError).message}`;
+    }
+    return "no error";
+  };
+
+  test("F_FULLFSYNC succeeds: it is the whole sync, no fsync after it", () => {
+    for (const route of ["__fcntl", "fsync_volume_np"] as const) {
+      const { chain, log } = calls(route, 0);
+      chain.fullFsync(7);
+      expect(log).toEqual(["full 7"]);
+      expect(calls(route, 0).chain.tryFullFsync(7)).toBe(true);
+    }
+  });
+  test("the filesystem lacks it (ENOTSUP, ENOTTY, EINVAL): fsync, and tryFullFsync says false", () => {
+    for (const errno of [ENOTSUP, ENOTTY, EINVAL]) {
+      const { chain, log } = calls("__fcntl", errno);
+      chain.fullFsync(7);
+      expect(log).toEqual(["full 7", "fsync 7"]);
+      expect(calls("__fcntl", errno).chain.tryFullFsync(7)).toBe(false);
+    }
+  });
+  test("any other failure fails the sync with its code; no fsync is tried that could report a durability it lacks", () => {
+    const { chain, log } = calls("fsync_volume_np", E.EIO);
+    expect(thrown(() => chain.fullFsync(7))).toBe("EIO F_FULLFSYNC: EIO");
+    expect(log).toEqual(["full 7"]);
+    expect(thrown(() => calls("__fcntl", E.EBADF).chain.tryFullFsync(7))).toBe("EBADF F_FULLFSYNC: EBADF");
+  });
+  test("fsync only: no F_FULLFSYNC is claimed; an fsync failure is thrown with its code", () => {
+    const { chain, log } = calls("fsync", 0);
+    expect(chain.tryFullFsync(7)).toBe(false);
+    chain.fullFsync(7);
+    expect(log).toEqual(["fsync 7"]);
+    expect(thrown(() => calls("fsync", 0, E.EIO).chain.fullFsync(7))).toBe("EIO fsync: EIO");
+    expect(thrown(() => calls("__fcntl", ENOTSUP, E.ENOSPC).chain.fullFsync(7))).toBe("ENOSPC fsync: ENOSPC");
+  });
+});
+
+describe("macOS errno names Node's table lacks (ENOATTR)", () => {
+  // A slice of xnu's bsd/sys/errno.h around 93: Node's darwin table has these, not ENOATTR.
+  const darwinTable = { EPERM: 1, EPROTONOSUPPORT: 43, ENOTSUP: 45, ENOPOLICY: 103, ENODATA: 96 };
+  test("darwin 93 is ENOATTR, and the numbers Node names keep Node's names", () => {
+    const names = errnoNames("darwin", darwinTable);
+    expect(names.get(93)).toBe("ENOATTR");
+    expect([names.get(1), names.get(43), names.get(45), names.get(96)]).toEqual(["EPERM", "EPROTONOSUPPORT", "ENOTSUP", "ENODATA"]);
+    expect(names.get(94)).toBeUndefined(); // only ENOATTR is added: a number missing from the table stays unnamed
+  });
+  test("on Linux 93 stays EPROTONOSUPPORT (its ENOATTR is ENODATA, 61)", () => {
+    const names = errnoNames("linux", { EPROTONOSUPPORT: 93, ENODATA: 61 });
+    expect(names.get(93)).toBe("EPROTONOSUPPORT");
+    expect(names.get(61)).toBe("ENODATA");
+  });
+  test("a name Node already has for 93 is never overridden", () => {
+    expect(errnoNames("darwin", { ENOATTR_FROM_NODE: 93 }).get(93)).toBe("ENOATTR_FROM_NODE");
+  });
+  test("this OS's SysError: a number nobody names is E<n>; names come from the running table", () => {
+    expect(new SysError(4095, "fgetxattr").code).toBe("E4095");
+    expect(new SysError(os.constants.errno.ENOENT, "fgetxattr").code).toBe("ENOENT");
+    expect(new SysError(4095, "fgetxattr").message).toBe("fgetxattr: E4095");
+  });
+});
+
+describe("macOS xattr copy: an attribute removed between the list and its read", () => {
+  const enoattr = () => Object.assign(new Error("fgetxattr: ENOATTR"), { code: errnoNames("darwin", {}).get(93), errno: 93 });
+  test("it is gone from the copy too (skipped); the others are read in order, empty names ignored", () => {
+    const values: Record<string, Buffer> = { "user.a": Buffer.from("A"), "com.apple.quarantine": Buffer.from("0081;x"), "user.empty": Buffer.alloc(0) };
+    const read: string[] = [];
+    const got = readListedXattrs(["user.a", "user.gone", "", "com.apple.quarantine", "user.empty"], (name) => {
+      read.push(name);
+      const v = values[name];
+      if (v === undefined) throw enoattr();
+      return v;
+    });
+    expect(read).toEqual(["user.a", "user.gone", "com.apple.quarantine", "user.empty"]);
+    expect([...got.keys()]).toEqual(["user.a", "com.apple.quarantine", "user.empty"]);
+    expect(got.get("com.apple.quarantine")!.toString()).toBe("0081;x");
+    expect(got.get("user.empty")!.length).toBe(0);
+  });
+  test("any other failure of a read still fails the copy, with its own code", () => {
+    for (const code of ["ERANGE", "EPERM", "EIO", "E93"]) {
+      const err = Object.assign(new Error(`fgetxattr: ${code}`), { code });
+      expect(() => readListedXattrs(["user.a"], () => {
+        throw err;
+      })).toThrow(err);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // macOS-only checks of the darwin file backend (platform/fs/resolve-darwin.ts) against the real
 // kernel: the struct stat layout behind fstatat, lookups relative to held descriptors (a swapped
-// root, symlinks, PATH_MAX), the variadic-free creation, and the F_FULLFSYNC route. They skip
+// root, symlinks, PATH_MAX), the variadic-free creation, and the F_FULLFSYNC route (run on its
+// own by the macos workflow's F_FULLFSYNC step, against the compiled binary's doctor line). They skip
 // elsewhere because libSystem exists only on macOS; the macos workflow runs them on macos-15
 // (arm64) and macos-15-intel. Each test is one line of docs/platform.md, "macOS: verified /
 // written / checks to run on a Mac"; the pure halves are test/platform/darwin-fs-pure.test.ts.
@@ -8,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { fstatat, O, openat } from "../../platform/fs/darwin.ts";
-import { darwinFullSyncRoute, fullFsync, tryFullFsync } from "../../platform/fs/fullsync-darwin.ts";
+import { darwinFullSyncRoute, fullFsync, reachesFullSync, tryFullFsync } from "../../platform/fs/fullsync-darwin.ts";
 import { darwinNative as n } from "../../platform/fs/resolve-darwin.ts";
 import { openStateDatabase } from "../../src/bridge/store/db.ts";
+import { durabilityCheck } from "../../src/doctor/checks/version.ts";
 import { makeSocket, mkfifo, tempDir } from "../fs/helpers.ts";
 
 const onMac = process.platform === "darwin";
@@ -132,17 +134,29 @@ describe.skipIf(!onMac)("macOS file backend (needs libSystem: `bun test test/pla
     fs.closeSync(obj);
   });
 
-  test("F_FULLFSYNC: x86_64 through fcntl, arm64 through __fcntl when exported, and it succeeds on APFS", () => {
+  test("F_FULLFSYNC: a full-sync route on every Mac (never fsync only), really accepted on a file of this APFS volume, and doctor names this route", () => {
     const route = darwinFullSyncRoute();
-    if (process.arch === "x64") expect(route).toBe("fcntl");
-    else expect(["__fcntl", "fsync"]).toContain(route);
+    // fsync_volume_np is public since macOS 10.8 and serve needs 11: fsync only would mean a broken binding
+    expect(["__fcntl", "fsync_volume_np"]).toContain(route);
+    expect(reachesFullSync(route)).toBe(true);
+    // the macos workflow hands in the durability line of the compiled binary's `serverfs doctor --json`
+    const doctorLine = process.env.SFS_DOCTOR_DURABILITY;
+    if (doctorLine !== undefined) expect(doctorLine).toBe(durabilityCheck(route).detail);
     const p = path.join(base, "sync.bin");
     const fd = fs.openSync(p, "w");
-    fs.writeSync(fd, "durable");
-    // the route that claims F_FULLFSYNC must really get 0 from it on the runner's APFS volume
-    expect(tryFullFsync(fd)).toBe(route !== "fsync");
-    fullFsync(fd);
-    fs.closeSync(fd);
+    try {
+      fs.writeSync(fd, "durable");
+      // the route must really get 0 from F_FULLFSYNC on the runner's APFS volume, not fall back
+      expect(tryFullFsync(fd)).toBe(true);
+      fullFsync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    expect(fs.readFileSync(p, "utf8")).toBe("durable");
+    // a descriptor that is not open (far above any descriptor table) is EBADF from the kernel,
+    // and the sync fails with it: it is not taken for "this filesystem has no F_FULLFSYNC"
+    expect(code(() => tryFullFsync(1 << 30))).toBe("EBADF");
+    expect(code(() => fullFsync(1 << 30))).toBe("EBADF");
   });
 
   test("the Bridge's SQLite store runs with fullfsync and checkpoint_fullfsync on", () => {
