@@ -170,6 +170,8 @@ export class BridgeService {
       running_in_process: this.core.active.size,
       rss_bytes: process.memoryUsage().rss,
       stop_proof: stopProof(),
+      config_identity: this.core.configIdentity,
+      settings_identity: this.core.settingsIdentity,
     };
   }
 

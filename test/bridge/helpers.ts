@@ -4,6 +4,7 @@
 import { Database } from "bun:sqlite";
 import fs from "node:fs";
 import path from "node:path";
+import { loadRegistry } from "../../src/config/load.ts";
 import type { AgentConfig, Registry, Workdir } from "../../src/config/types.ts";
 import { startBridge, type RunningBridge } from "../../src/bridge/daemon.ts";
 import { RawBridgeClient as BridgeClient } from "../../src/bridge/ipc/client.ts";
@@ -23,6 +24,8 @@ export { agentWorkdir as makeWorkdir, bridgeRegistry as makeRegistry } from "../
 export interface Harness extends TaskDriver {
   root: string;
   stateDir: string;
+  /** `<root>/serverfs.toml`: written only with the `toml` option. */
+  configPath: string;
   workdirs: Record<string, string>;
   registry: Registry;
   bridge: RunningBridge;
@@ -43,6 +46,11 @@ export interface HarnessOptions {
   reuse?: { root: string; stateDir: string };
   /** The Bridge's heap collection after finished tasks (default: the real one). */
   collectHeap?: (kind: "busy" | "idle") => void;
+  /**
+   * Load the Bridge's registry from this TOML (written to `<root>/serverfs.toml`), so a serve
+   * started on the same file runs the same configuration (src/config/bridge-identity.ts).
+   */
+  toml?: (layout: { root: string; stateDir: string; workdirs: Record<string, string> }) => string;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -54,11 +62,18 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     workdirs[a] = path.join(root, a);
     fs.mkdirSync(workdirs[a]!, { recursive: true });
   }
-  const registry = bridgeRegistry(
-    stateDir,
-    aliases.map((a) => agentWorkdir(a, workdirs[a]!, opts.workdir)),
-    opts.agent,
-  );
+  const configPath = path.join(root, "serverfs.toml");
+  let registry: Registry;
+  if (opts.toml) {
+    fs.writeFileSync(configPath, opts.toml({ root, stateDir, workdirs }));
+    registry = (await loadRegistry({ configFile: configPath })).registry;
+  } else {
+    registry = bridgeRegistry(
+      stateDir,
+      aliases.map((a) => agentWorkdir(a, workdirs[a]!, opts.workdir)),
+      opts.agent,
+    );
+  }
   const turnLog = path.join(root, "turns.log");
   const bridge = await startBridge({
     registry,
@@ -75,6 +90,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...driver,
     root,
     stateDir,
+    configPath,
     workdirs,
     registry,
     bridge,

@@ -13,13 +13,12 @@ let h: Harness;
 let client: Client;
 let config: string;
 
-function writeConfig(file: string, stateDir: string, repo: string, ro: string): void {
-  fs.writeFileSync(
-    file,
+function configText(stateDir: string, repo: string, ro: string): string {
+  return (
     `[server]\nstate_dir = "${stateDir}"\n` +
-      `[[workdirs]]\nalias = "repo"\npath = "${repo}"\nread_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n` +
-      `[[workdirs]]\nalias = "docs"\npath = "${ro}"\n` +
-      `[agent]\nenabled = true\nenable_fake_runtime = true\n`,
+    `[[workdirs]]\nalias = "repo"\npath = "${repo}"\nread_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n` +
+    `[[workdirs]]\nalias = "docs"\npath = "${ro}"\n` +
+    `[agent]\nenabled = true\nenable_fake_runtime = true\nmax_active_tasks = 8\n`
   );
 }
 
@@ -28,12 +27,12 @@ function connect(cfg: string): Promise<ServeClient> {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ aliases: ["repo", "docs"], agent: { max_active_tasks: 8 } });
+  // The Bridge and serve read one file, as in production (a Bridge on another configuration refuses submits).
+  h = await startHarness({ aliases: ["repo", "docs"], toml: ({ stateDir, workdirs }) => configText(stateDir, workdirs.repo!, workdirs.docs!) });
   fs.mkdirSync(path.join(h.workdirs.repo!, "src"));
   fs.writeFileSync(path.join(h.workdirs.repo!, "file.txt"), "x");
   fs.mkdirSync(path.join(h.workdirs.repo!, ".hidden"));
-  config = path.join(h.root, "serverfs.toml");
-  writeConfig(config, h.stateDir, h.workdirs.repo!, h.workdirs.docs!);
+  config = h.configPath;
   ({ client } = await connect(config));
 });
 afterAll(async () => {
@@ -176,7 +175,7 @@ describe("tasks through MCP", () => {
 describe("Bridge down", () => {
   test("agent tools answer AGENT_BRIDGE_UNAVAILABLE; file tools keep working", async () => {
     const other = path.join(h.root, "down.toml");
-    writeConfig(other, path.join(h.root, "no-bridge-state"), h.workdirs.repo!, h.workdirs.docs!);
+    fs.writeFileSync(other, configText(path.join(h.root, "no-bridge-state"), h.workdirs.repo!, h.workdirs.docs!));
     const down = await connect(other);
     try {
       const r = (await down.client.callTool({ name: "get_agent_task", arguments: { task_id: "agt_000000000000000000000000" } })) as CallToolResult;

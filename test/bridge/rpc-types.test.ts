@@ -89,7 +89,7 @@ function recordingHandlers(seen: Array<[string, Record<string, unknown>]>): Brid
     "task.message.send": (p) => ({ task_id: p.task_id, accepted: true, correlation_id: null }),
     "task.cancel": (p) => ({ task_id: p.task_id, status: "cancelled", correlation_id: null, workdir_free: true, workdir_hold_reason: null }),
     "task.list": (p) => (seen.push(["task.list", p]), { tasks: [] }),
-    "bridge.status": () => ({ version: "v", pid: 1, started_at: "t", active_tasks: 0, running_in_process: 0, rss_bytes: 0, stop_proof: { path: "freeze", reason: "r" } }),
+    "bridge.status": () => ({ version: "v", pid: 1, started_at: "t", active_tasks: 0, running_in_process: 0, rss_bytes: 0, stop_proof: { path: "freeze", reason: "r" }, config_identity: "sha256:x", settings_identity: "sha256:y" }),
   });
 }
 
@@ -114,7 +114,7 @@ describe("dispatchTable", () => {
       ["runtime.models", { runtime: "codex", workdir: null, task_prompt: null, path: "", profile: "workspace-write" }],
       [
         "task.submit",
-        { runtime: "fake", workdir: "repo", path: "", profile: "review", prompt: "p", model: null, continue_from_task_id: null, correlation_id: null, idempotency_key: null },
+        { runtime: "fake", workdir: "repo", path: "", profile: "review", prompt: "p", model: null, continue_from_task_id: null, correlation_id: null, idempotency_key: null, config_identity: null },
       ],
       // Absence is the answer's meaning here: no defaults are invented for decision / option_id.
       ["task.approval.respond", { task_id: "agt_1", request_id: "req" }],
@@ -168,6 +168,7 @@ describe("dispatchTable", () => {
       "task.submit.continue_from_task_id",
       "task.submit.correlation_id",
       "task.submit.idempotency_key",
+      "task.submit.config_identity",
       "task.list.status",
     ]);
   });

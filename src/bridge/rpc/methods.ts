@@ -27,7 +27,7 @@ export type { BridgeMethod } from "./shapes.ts";
  */
 export const PROTOCOL_DEFAULTS = {
   "runtime.models": { workdir: null, task_prompt: null, path: "", profile: "workspace-write" },
-  "task.submit": { model: null, continue_from_task_id: null, correlation_id: null, idempotency_key: null },
+  "task.submit": { model: null, continue_from_task_id: null, correlation_id: null, idempotency_key: null, config_identity: null },
   "task.get": { wait_seconds: 0 },
   "task.events": { after_event_id: 0, limit: 100 },
   "task.result.read": { offset_bytes: 0, max_bytes: 65_536 },

@@ -134,4 +134,8 @@ export type BridgeStatusResult = {
   rss_bytes: number;
   /** What this Bridge's stop proofs rest on (docs/platform.md, "Stop"). */
   stop_proof: { path: "cgroup" | "freeze" | "job"; reason: string };
+  /** What decides where and what agents run, as this Bridge loaded it (src/config/bridge-identity.ts). */
+  config_identity: string;
+  /** The rest of [agent] this Bridge applies: timeouts, caps, retention (src/config/bridge-identity.ts). */
+  settings_identity: string;
 };

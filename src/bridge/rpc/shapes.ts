@@ -25,6 +25,9 @@ export const METHOD_SHAPES = {
       continue_from_task_id: "string?",
       correlation_id: "string?",
       idempotency_key: "string?",
+      // Additive: the caller's configuration identity (src/config/bridge-identity.ts); a Bridge
+      // running another one refuses with AGENT_BRIDGE_CONFIG_STALE.
+      config_identity: "string?",
     },
   },
   // wait_seconds is an additive long-poll: return when status/pending interaction changes or time is up.

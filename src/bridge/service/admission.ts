@@ -62,6 +62,14 @@ export function normalizeRelativePath(raw: string): string {
   return parts.join("/");
 }
 
+/** The refusal a submit from a newer (or older) configuration than the Bridge's gets. */
+export function configStale(): ServerfsError {
+  return new ServerfsError(
+    "AGENT_BRIDGE_CONFIG_STALE",
+    "the Agent Bridge is running another configuration than this one (the file changed since the Bridge started); restart the Bridge: serverfs service stop, then serverfs service start (or stop and start 'serverfs bridge --config FILE' by hand)",
+  );
+}
+
 export function requestFingerprint(p: SubmitParams, normalizedPath: string): string {
   return sha256Hex(
     canonicalJson({
@@ -155,6 +163,9 @@ export class Admission {
     const fingerprint = requestFingerprint(p, rel);
     const replay = this.idempotentReplay(p, fingerprint);
     if (replay) return replay;
+    // Before any workdir is looked up: a Bridge that loaded another configuration than the
+    // caller's must not run a task under workdirs the caller's file no longer names.
+    if (p.config_identity !== null && p.config_identity !== core.configIdentity) throw configStale();
     const auth = authorize(this.registry, p.runtime, p.workdir, profile, rel);
     const continueSession = this.continuation(p, profile);
     const adapter = core.deps.adapters.get(p.runtime);

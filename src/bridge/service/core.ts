@@ -2,6 +2,7 @@
 // long-poll watchers and the runs this process holds. State that matters lives in sqlite; only
 // what cannot outlive the process is kept here (docs/design/task-lifecycle.md).
 import os from "node:os";
+import { bridgeConfigIdentity, bridgeSettingsIdentity } from "../../config/bridge-identity.ts";
 import type { Registry } from "../../config/types.ts";
 import type { Containment } from "../../../platform/types.ts";
 import type { RuntimeAdapter } from "../../runtimes/types.ts";
@@ -50,6 +51,10 @@ export class ServiceCore {
   readonly active = new Map<string, TaskRun>();
   readonly log: LogFn;
   readonly stopGraceMs: number;
+  /** What decides where and what agents run, as loaded (src/config/bridge-identity.ts). */
+  readonly configIdentity: string;
+  /** The rest of [agent] this Bridge applies, as loaded. */
+  readonly settingsIdentity: string;
   closed = false;
   /** Home, state, temp and provider config directories, redacted alongside each task's workdir. */
   private readonly hostRoots: HostRoot[];
@@ -61,6 +66,8 @@ export class ServiceCore {
     this.limits = bridgeLimits(deps.registry.agent, deps.limits);
     this.log = deps.log ?? (() => {});
     this.stopGraceMs = deps.stopGraceMs ?? 2000;
+    this.configIdentity = bridgeConfigIdentity(deps.registry);
+    this.settingsIdentity = bridgeSettingsIdentity(deps.registry);
     this.hostRoots = bridgeHostRoots({ paths: deps.paths, envs: [process.env, deps.providerEnv], homedir: os.homedir(), tmpdir: os.tmpdir() });
     this.hostRedactor = new Redactor("", deps.secrets ?? [], this.hostRoots);
     this.events = new EventLog(deps.store.db, this.limits.max_events_per_task);

@@ -7,6 +7,8 @@ import { bridgeClientFor } from "../../bridge/ipc/connect.ts";
 import { probeSocket } from "../../bridge/ipc/probe.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
+import { bridgeConfigIdentity, bridgeSettingsIdentity } from "../../config/bridge-identity.ts";
+import type { Registry } from "../../config/types.ts";
 import type { Result } from "../../bridge/rpc/methods.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
@@ -46,6 +48,35 @@ export function stopProofCheck(report: unknown): CheckResult {
     return IS_LINUX ? warn("bridge.stop_proof", "stop proof", detail, DELEGATE_HINT) : ok("bridge.stop_proof", "stop proof", detail);
   }
   return warn("bridge.stop_proof", "stop proof", "the Bridge did not say (an older version?)", "restart the Bridge so it runs this version");
+}
+
+/**
+ * Whether the running Bridge loaded the configuration doctor reads now. A Bridge started before an
+ * edit of its workdirs or [agent] section refuses submits (AGENT_BRIDGE_CONFIG_STALE) until it is
+ * restarted; doctor says so before a task does.
+ */
+export function configIdentityCheck(status: { config_identity?: unknown; settings_identity?: unknown }, registry: Registry): CheckResult {
+  const reported = status.config_identity;
+  if (reported === bridgeConfigIdentity(registry)) {
+    if (status.settings_identity === bridgeSettingsIdentity(registry)) {
+      return ok("bridge.config", "bridge configuration", "the Bridge runs the configuration this file describes");
+    }
+    return warn(
+      "bridge.config",
+      "bridge configuration",
+      "the Bridge runs this file's workdirs and runtimes, but older [agent] timeouts or caps: the edit applies once the Bridge restarts",
+      "restart the Bridge: serverfs service stop, then serverfs service start (or stop and start serverfs bridge --config FILE by hand)",
+    );
+  }
+  if (typeof reported !== "string") {
+    return warn("bridge.config", "bridge configuration", "the Bridge did not say which configuration it runs (an older version?)", "restart the Bridge so it runs this version");
+  }
+  return fail(
+    "bridge.config",
+    "bridge configuration",
+    "the Bridge runs another configuration than this file (its workdirs or [agent] section changed since it started); agent tools answer AGENT_BRIDGE_CONFIG_STALE until it is restarted",
+    "restart the Bridge: serverfs service stop, then serverfs service start (or stop and start serverfs bridge --config FILE by hand)",
+  );
 }
 
 export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
@@ -124,6 +155,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
     out.push(ok("bridge.identity", "bridge identity", parts.filter(Boolean).join("; ")));
   }
   out.push(stopProofCheck(status.stop_proof));
+  out.push(configIdentityCheck(status, ctx.registry));
   if (version === VERSION) out.push(ok("bridge.version", "bridge version", version));
   else {
     out.push(

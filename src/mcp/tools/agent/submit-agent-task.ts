@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bridgeConfigIdentity } from "../../../config/bridge-identity.ts";
 import { defineTool, type McpTool } from "../../tool.ts";
 import { AGENT_HINTS, authorizeSubmit, compact, correlationOut, profileArg, rpc, runtimeArg, type AgentToolDeps } from "./common.ts";
 
@@ -49,6 +50,8 @@ export function submitAgentTaskTool(deps: AgentToolDeps): McpTool {
           continue_from_task_id: a.continue_from_task_id,
           correlation_id: a.correlation_id,
           idempotency_key: a.idempotency_key,
+          // The Bridge refuses a task under a configuration other than the one this serve read.
+          config_identity: bridgeConfigIdentity(deps.registry),
         }),
       );
       return { structured: r };
