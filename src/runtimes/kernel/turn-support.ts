@@ -82,7 +82,8 @@ export class IdleWatchdog {
     const seconds = this.seconds;
     if (seconds === null) return;
     this.clear();
-    this.timer = setTimeout(() => this.onIdle(seconds), seconds * 1000);
+    // Past setTimeout's 32-bit range (~24.8 days) a timer fires at once; a longer bound waits that long.
+    this.timer = setTimeout(() => this.onIdle(seconds), Math.min(seconds * 1000, 2_147_483_647));
   }
 
   clear(): void {
