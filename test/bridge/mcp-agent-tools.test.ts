@@ -76,7 +76,7 @@ describe("surface", () => {
     expect(byName.get("submit_agent_task")!.description).toContain("does not weaken or bypass provider safety checks");
     expect(byName.get("send_agent_message")!.description).toContain("without expanding its authorized scope");
     // The success branch of get_agent_task's output (the other is the coded error).
-    const taskOutput = (byName.get("get_agent_task")!.outputSchema as { anyOf: Array<{ properties?: Record<string, unknown>; required?: string[] }> }).anyOf[0]!;
+    const taskOutput = (byName.get("get_agent_task")!.outputSchema as unknown as { anyOf: Array<{ properties?: Record<string, unknown>; required?: string[] }> }).anyOf[0]!;
     expect(taskOutput.properties?.last_event_at).toMatchObject({ type: ["string", "null"] });
     expect(taskOutput.required).toContain("last_event_at");
     const runtimes = ok(await call("list_agent_runtimes"));
