@@ -69,6 +69,7 @@ function showTask(t: TaskView): string {
     "started_at",
     "completed_at",
     "deadline_at",
+    "last_event_at",
     "correlation_id",
     "idempotency_key",
     "continue_from_task_id",
@@ -138,8 +139,8 @@ export async function run(argv: string[], out: Out): Promise<number> {
         r.tasks.length === 0
           ? "no tasks"
           : table([
-              ["TASK", "STATUS", "RUNTIME", "WORKDIR", "CREATED", "ERROR", "PENDING"],
-              ...r.tasks.map((t) => [t.task_id, t.status, t.runtime, t.workdir_alias, t.created_at, t.error_code ?? "", t.pending_request_id ?? ""].map(String)),
+              ["TASK", "STATUS", "RUNTIME", "WORKDIR", "CREATED", "LAST EVENT", "ERROR", "PENDING"],
+              ...r.tasks.map((t) => [t.task_id, t.status, t.runtime, t.workdir_alias, t.created_at, t.last_event_at ?? "", t.error_code ?? "", t.pending_request_id ?? ""].map(String)),
             ]),
       );
       return 0;

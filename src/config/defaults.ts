@@ -41,6 +41,14 @@ export const DEFAULT_AGENT = {
   retention_seconds: 604_800,
   result_spool_threshold_bytes: 262_144,
   approvals: "auto",
+  /**
+   * A turn with no provider traffic for this long ends with AGENT_IDLE_TIMEOUT; 0 = never. Agents
+   * stream while they work (thought and message chunks, tool-call updates), so ten minutes of
+   * silence outlasts a model thinking without streaming or a quiet tool run of ordinary length,
+   * and still ends an agent retrying an unreachable model long before task_timeout_seconds.
+   * Time waiting on a human never counts.
+   */
+  event_idle_timeout_seconds: 600,
 } as const;
 
 export const MAX_RESULT_SPOOL_THRESHOLD_BYTES = 8_388_608;

@@ -160,7 +160,7 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
     ...inherit(raw, AGENT_DEFAULTS, AGENT_SCALAR_KEYS),
     result_spool_threshold_bytes: spool,
     approvals: raw.approvals ?? DEFAULT_AGENT.approvals,
-    event_idle_timeout_seconds: raw.event_idle_timeout_seconds ?? null,
+    event_idle_timeout_seconds: idleTimeout(raw.event_idle_timeout_seconds),
     provider_env_file: providerEnvFile,
     codex: native.codex,
     claude: native.claude,
@@ -168,6 +168,12 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
     proxy: normalizeProxy(raw.proxy ?? {}, add),
     acp_profiles: normalizeAcpProfiles(raw.acp_profiles ?? [], add),
   };
+}
+
+/** Absent: the default; 0: no idle timeout (null in the registry). */
+function idleTimeout(raw: number | undefined): number | null {
+  const seconds = raw ?? DEFAULT_AGENT.event_idle_timeout_seconds;
+  return seconds === 0 ? null : seconds;
 }
 
 /**

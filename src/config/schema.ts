@@ -64,6 +64,16 @@ const bool: Node = rootSchema({
   predicate: [(v: unknown, ctx) => typeof v === "boolean" || ctx.mustBe("a boolean (true or false)")],
 });
 const positiveInt = integerIn(Number.MAX_SAFE_INTEGER, "a positive integer");
+/** `event_idle_timeout_seconds`: 0 turns the idle bound off (it has a default). */
+const idleSeconds: Node = (() => {
+  const meta = "0 (no idle timeout) or a positive integer";
+  return rootSchema({
+    domain: { domain: "number", meta },
+    divisor: { rule: 1, meta },
+    min: { rule: 0, meta },
+    max: { rule: Number.MAX_SAFE_INTEGER, meta },
+  });
+})();
 const strList = (max: number, what: string) => listOf(str, max, `a list of at most ${max} ${what}`);
 
 const alias = matching(ALIAS_PATTERN, "an alias: a letter, then up to 31 letters, digits, '_' or '-'");
@@ -159,7 +169,7 @@ const SECTIONS: Record<string, () => Node> = {
         retention_seconds: positiveInt,
         result_spool_threshold_bytes: positiveInt,
         approvals: approvalsPath,
-        event_idle_timeout_seconds: positiveInt,
+        event_idle_timeout_seconds: idleSeconds,
         provider_env_file: str,
         codex: nativeRuntime(),
         claude: nativeRuntime(),

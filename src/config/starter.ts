@@ -68,7 +68,7 @@ enabled = false
 # retention_seconds = ${A.retention_seconds}
 # result_spool_threshold_bytes = ${A.result_spool_threshold_bytes}
 # approvals = "${A.approvals}"                 # auto | elicitation | tools | terminal: who answers an agent's approval
-# event_idle_timeout_seconds = 600  # default: no idle timeout
+# event_idle_timeout_seconds = ${A.event_idle_timeout_seconds}  # a turn silent this long ends AGENT_IDLE_TIMEOUT; 0 = never
 # provider_env_file = "/absolute/path/provider.env"   # 0600, KEY=VALUE lines for provider children
 
 # [agent.codex]

@@ -114,7 +114,7 @@ export interface AgentConfig {
   retention_seconds: number;
   result_spool_threshold_bytes: number;
   approvals: ApprovalsPath;
-  /** Ends a silent provider turn; null = no idle timeout. */
+  /** Ends a silent provider turn (AGENT_IDLE_TIMEOUT); null = no idle timeout (configured as 0). */
   event_idle_timeout_seconds: number | null;
   /** Private `KEY=VALUE` file applied to provider children; its contents never enter the registry. */
   provider_env_file: string | null;

@@ -7,6 +7,7 @@ import { ServerfsError } from "../errors.ts";
 import { createFileService, type FileService } from "../fs/index.ts";
 import { VERSION } from "../version.ts";
 import { acpCommandCheck, acpSnapshotCheck } from "./checks/acp-profiles.ts";
+import { acpProviderCheck, providerEnvKeys } from "./checks/acp-provider.ts";
 import { approvalsCheck } from "./checks/approvals.ts";
 import { bridgeChecks } from "./checks/bridge.ts";
 import { nativeRuntimeChecks } from "./checks/native-runtimes.ts";
@@ -95,9 +96,12 @@ export async function runDoctor(input: LoadInput, options: DoctorOptions): Promi
     const [natives, proxy] = await Promise.all([nativeRuntimeChecks(ctx), proxyCheck(ctx)]);
     checks.push(...natives);
     checks.push(approvalsCheck(registry));
+    // Key names only, read once for every profile (the provider env file's values are never read out).
+    const envKeys = providerEnvKeys(registry);
     for (const [index, profile] of registry.agent.acp_profiles.entries()) {
       checks.push(acpCommandCheck(profile, index));
       checks.push(acpSnapshotCheck(ctx, profile));
+      checks.push(acpProviderCheck(profile, envKeys));
     }
     if (options.probeAcp) {
       if (registry.agent.acp_profiles.length === 0) checks.push(ok("acp.probe", "acp probe", "no ACP profiles configured"));

@@ -137,6 +137,8 @@ export interface TaskContext {
   spawn(spec: ProviderSpawn): Promise<ContainedProcess>;
   /** Append an event (redacted and bounded by the service). Throws on bounds. */
   emitEvent(type: ProviderEventType, payload: Record<string, unknown>): void;
+  /** The task's newest recorded event (the Bridge's own included), for messages about silence. */
+  lastEvent(): { type: string; at: string } | null;
   requestApproval(request: ApprovalRequest): Promise<ApprovalResolution>;
   askQuestion(request: QuestionRequest): Promise<QuestionResolution>;
   /** The provider withdrew its pending request (e.g. it resolved it itself). */

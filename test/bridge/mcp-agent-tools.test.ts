@@ -74,6 +74,10 @@ describe("surface", () => {
     }
     expect(byName.get("submit_agent_task")!.description).toContain("does not weaken or bypass provider safety checks");
     expect(byName.get("send_agent_message")!.description).toContain("without expanding its authorized scope");
+    // The success branch of get_agent_task's output (the other is the coded error).
+    const taskOutput = (byName.get("get_agent_task")!.outputSchema as unknown as { anyOf: Array<{ properties?: Record<string, unknown>; required?: string[] }> }).anyOf[0]!;
+    expect(taskOutput.properties?.last_event_at).toMatchObject({ type: ["string", "null"] });
+    expect(taskOutput.required).toContain("last_event_at");
     const runtimes = ok(await call("list_agent_runtimes"));
     expect((runtimes.runtimes as Array<{ name: string }>).map((r) => r.name)).toEqual(["fake"]);
   });
@@ -120,6 +124,8 @@ describe("tasks through MCP", () => {
     expect([view.status, view.final_response]).toEqual(["succeeded", "approval=approve_once"]);
     const ev = ok(await call("read_agent_task_events", { task_id: id, limit: 500 }));
     expect((ev.events as Array<{ correlation_id: string }>).every((e) => e.correlation_id === "mcp-1")).toBe(true);
+    // last_event_at is the time of the task's newest event.
+    expect(view.last_event_at).toBe((ev.events as Array<{ created_at: string }>).at(-1)!.created_at);
     expect(code(await call("read_agent_task_result", { task_id: id }))).toBe("AGENT_RESULT_NOT_RETRIEVABLE");
     expect(ok(await call("cancel_agent_task", { task_id: id })).status).toBe("succeeded");
   });

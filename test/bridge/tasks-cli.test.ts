@@ -31,13 +31,17 @@ test("list and show, table and --json", async () => {
   await h.waitTerminal(id);
   const table = await cli("list", "--config", config);
   expect(table.code).toBe(0);
-  expect(table.out.split("\n")[0]).toMatch(/^TASK\s+STATUS\s+RUNTIME\s+WORKDIR\s+CREATED/);
+  expect(table.out.split("\n")[0]).toMatch(/^TASK\s+STATUS\s+RUNTIME\s+WORKDIR\s+CREATED\s+LAST EVENT\s+ERROR\s+PENDING$/);
   expect(table.out).toContain(`${id}  succeeded`);
+  // The time of the task's newest event: the one task.events lists last.
+  const lastAt = ((await h.events(id)).at(-1) as unknown as { created_at: string }).created_at;
+  expect(table.out.split("\n").find((l) => l.startsWith(id))).toContain(`  ${lastAt}  `);
   const json = await cli("list", "--config", config, "--json", "--status", "succeeded");
-  const listed = JSON.parse(json.out) as { tasks: Array<{ task_id: string; status: string }> };
-  expect(listed.tasks.some((t) => t.task_id === id && t.status === "succeeded")).toBe(true);
+  const listed = JSON.parse(json.out) as { tasks: Array<{ task_id: string; status: string; last_event_at: string | null }> };
+  expect(listed.tasks.find((t) => t.task_id === id)).toMatchObject({ status: "succeeded", last_event_at: lastAt });
   const show = await cli("show", id, "--config", config);
   expect(show.out).toContain("status                 succeeded");
+  expect(show.out).toContain(`last_event_at          ${lastAt}`);
   expect(show.out).toContain("correlation_id         cli-1");
   expect(show.out).toContain("final_response:\nlisted");
   expect(JSON.parse((await cli("show", id, "--config", config, "--json")).out).task_id).toBe(id);

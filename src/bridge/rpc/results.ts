@@ -69,6 +69,8 @@ export type TaskView = Alias<
     | "pending_request_id"
   > & {
     workdir_slot: number;
+    /** When the task's newest event was recorded (ISO-8601); null before its first. */
+    last_event_at: string | null;
     final_response_truncated: boolean;
     result: { storage: string; size_bytes: number | null; sha256: string | null; retrievable: boolean } | null;
     manifest: Record<string, unknown> | null;
@@ -121,7 +123,7 @@ export type TaskSummary = Pick<
   | "error_code"
   | "pending_request_id"
   | "correlation_id"
->;
+> & { last_event_at: string | null };
 
 export type TaskListResult = { tasks: TaskSummary[] };
 

@@ -375,6 +375,10 @@ export class TaskRun {
         return this.processes.track(pending, () => this.signal.aborted);
       },
       emitEvent: (type, payload) => this.providerEvent(type, payload),
+      lastEvent: () => {
+        const last = core.events.last(plan.taskId);
+        return last === null ? null : { type: last.event_type, at: last.created_at };
+      },
       requestApproval: (req) => this.broker.openApproval(this, req),
       askQuestion: (req) => this.broker.openQuestion(this, req),
       abandonInteraction: () => this.broker.abandon(this),

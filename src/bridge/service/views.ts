@@ -28,6 +28,7 @@ export class TaskViews {
       updated_at: row.updated_at,
       completed_at: row.completed_at,
       deadline_at: row.deadline_at,
+      last_event_at: this.core.events.last(row.task_id)?.created_at ?? null,
       continue_from_task_id: row.continue_from_task_id,
       correlation_id: row.correlation_id,
       idempotency_key: row.idempotency_key,
@@ -122,6 +123,7 @@ export class TaskViews {
         error_code: r.error_code,
         pending_request_id: r.pending_request_id,
         correlation_id: r.correlation_id,
+        last_event_at: this.core.events.last(r.task_id)?.created_at ?? null,
       })),
     };
   }

@@ -15,6 +15,12 @@ export interface EventRecord {
   created_at: string;
 }
 
+/** The newest event of a task: what a silent task last recorded, and when. */
+export interface LastEvent {
+  event_type: string;
+  created_at: string;
+}
+
 interface Queued {
   taskId: string;
   type: string;
@@ -102,6 +108,21 @@ export class EventLog {
       payload: JSON.parse(r.payload_json) as Record<string, unknown>,
       created_at: r.created_at,
     }));
+  }
+
+  /**
+   * A task's newest event, queued or written. The queue is searched from its end (it holds at most
+   * one flush tick of events), so no read ever forces a flush of other tasks' events.
+   */
+  last(taskId: string): LastEvent | null {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const e = this.queue[i]!;
+      if (e.taskId === taskId) return { event_type: e.type, created_at: e.createdAt };
+    }
+    const row = this.db
+      .query("SELECT event_type, created_at FROM events WHERE task_id = ? ORDER BY event_id DESC LIMIT 1")
+      .get(taskId) as LastEvent | null;
+    return row ?? null;
   }
 
   /** Drop a task's cached count. Flush first: a count read back later must include queued events. */

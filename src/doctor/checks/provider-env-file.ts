@@ -1,6 +1,7 @@
 // The private provider environment file: a regular file (not a symlink), owned by us, mode 0600.
 // The Bridge refuses to start otherwise. Its contents are secrets: this check never opens it (only
-// native-approvals.ts reads its directory variables, and prints none).
+// native-approvals.ts reads its directory variables, and prints none, and acp-provider.ts names
+// the keys that look like a model or provider setting, never a value).
 import fs from "node:fs";
 import { errnoCode } from "../../errors.ts";
 import type { DoctorContext } from "../context.ts";

@@ -7,7 +7,7 @@ import type { ToolContext, ToolReply } from "../tool.ts";
 import { type ElicitationOutcome, answerOf, askHuman, bridgeAnswer, pendingOf } from "./elicit.ts";
 import { approvalRoute } from "./path.ts";
 
-type View = Record<string, unknown> & { task_id: string; status: string };
+type View = Record<string, unknown> & { task_id: string; status: string; last_event_at: string | null };
 
 /** On an answer round: send the human's answer (or leave the request pending) and return the task as it now is. */
 export async function takeHumanAnswer(deps: AgentToolDeps, taskId: string, ctx: ToolContext): Promise<ToolReply<View> | null> {

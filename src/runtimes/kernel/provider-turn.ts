@@ -12,7 +12,7 @@ import type { ContainedProcess } from "../../../platform/types.ts";
 import { ServerfsError, toServerfsError } from "../../errors.ts";
 import type { AdapterResult, ProviderEventType, TaskContext } from "../types.ts";
 import { privateErrorText } from "./private-error.ts";
-import { HumanWaits, IdleWatchdog, TaskDiagnostics, abortable, cancelledError, runTurnFrame, type Diagnostics } from "./turn-support.ts";
+import { HumanWaits, IdleWatchdog, TaskDiagnostics, abortable, cancelledError, idleTimeoutError, runTurnFrame, type Diagnostics } from "./turn-support.ts";
 
 /** Provider session, thread and turn ids longer than this are not ids. */
 export const MAX_NATIVE_ID_CHARS = 512;
@@ -56,7 +56,7 @@ export abstract class ProviderTurn {
     this.diagnostics = new TaskDiagnostics(base.diagnostics, base.runtime, ctx, base.secrets ?? []);
     this.idle = new IdleWatchdog(base.idleSeconds, (seconds) => {
       this.diagnostics.record("idle_timeout", `no provider traffic for ${seconds} s`);
-      this.fail(new ServerfsError("AGENT_PROVIDER_DISCONNECTED", `${base.provider} sent nothing for ${seconds} s`));
+      this.fail(idleTimeoutError(base.provider, seconds, ctx.lastEvent(), Date.now()));
     });
   }
 

@@ -82,13 +82,34 @@ export class IdleWatchdog {
     const seconds = this.seconds;
     if (seconds === null) return;
     this.clear();
-    this.timer = setTimeout(() => this.onIdle(seconds), seconds * 1000);
+    // Past setTimeout's 32-bit range (~24.8 days) a timer fires at once; a longer bound waits that long.
+    this.timer = setTimeout(() => this.onIdle(seconds), Math.min(seconds * 1000, 2_147_483_647));
   }
 
   clear(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/**
+ * The end of a turn that went quiet: its own code (not a crash), what the task last recorded and
+ * how long ago, and the setting that decides. `lastEvent` is the task's newest event; the idle
+ * clock restarts on any provider traffic, so that event is never younger than the silence.
+ */
+export function idleTimeoutError(provider: string, seconds: number, lastEvent: { type: string; at: string } | null, nowMs: number): ServerfsError {
+  let heard = "no event recorded";
+  if (lastEvent !== null) {
+    const atMs = Date.parse(lastEvent.at);
+    const when = Number.isNaN(atMs) ? lastEvent.at : new Date(atMs).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const ago = Number.isNaN(atMs) ? "" : `, ${Math.max(0, Math.round((nowMs - atMs) / 1000))} s ago`;
+    heard = `${lastEvent.type} at ${when}${ago}`;
+  }
+  return new ServerfsError(
+    "AGENT_IDLE_TIMEOUT",
+    `no event from ${provider} for ${seconds} s; last heard: ${heard}. If it can work silently for longer (a long build, a model that does not stream its thinking), raise [agent] event_idle_timeout_seconds`,
+    { idle_seconds: seconds, last_event_type: lastEvent?.type ?? null, last_event_at: lastEvent?.at ?? null },
+  );
 }
 
 /** `p`, unless `withdrawn` aborts first: the request is then stale, never answered for the human. */

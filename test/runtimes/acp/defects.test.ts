@@ -55,11 +55,13 @@ describe("defective agents", () => {
     expect(await task.survivors()).toEqual([]);
   });
 
-  test("silent hang mid-turn → AGENT_PROVIDER_DISCONNECTED via event_idle_timeout_seconds", async () => {
+  test("silent hang mid-turn → AGENT_IDLE_TIMEOUT via event_idle_timeout_seconds, naming the last event", async () => {
     const task = rig.task("x");
     const adapter = rig.adapter(profileFor("hang.ts", [], { shutdown_timeout_seconds: 1 }), agentConfig({ event_idle_timeout_seconds: 1 }));
     const res = await outcome(adapter.run(task));
-    expect(res.code).toBe("AGENT_PROVIDER_DISCONNECTED");
+    expect(res.code).toBe("AGENT_IDLE_TIMEOUT");
+    expect(task.events.at(-1)?.type).toBe("turn.started");
+    expect(res.message).toMatch(/^no event from the agent for 1 s; last heard: turn\.started at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, \d+ s ago\. .*raise \[agent\] event_idle_timeout_seconds$/);
     expect(await task.survivors()).toEqual([]);
   });
 

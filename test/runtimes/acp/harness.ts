@@ -76,7 +76,7 @@ export class TestTask implements TaskContext {
   readonly controller = new AbortController();
   /** Everything the adapter did through the context, in order. */
   readonly log: Array<{ kind: string; data: unknown }> = [];
-  readonly events: Array<{ type: string; payload: Record<string, unknown> }> = [];
+  readonly events: Array<{ type: string; payload: Record<string, unknown>; at: string }> = [];
   readonly approvals: ApprovalRequest[] = [];
   readonly procs: ContainedProcess[] = [];
   readonly spawns: ProviderSpawn[] = [];
@@ -123,8 +123,12 @@ export class TestTask implements TaskContext {
     return proc;
   }
   emitEvent(type: string, payload: Record<string, unknown>): void {
-    this.events.push({ type, payload });
+    this.events.push({ type, payload, at: new Date().toISOString() });
     this.log.push({ kind: "event", data: type });
+  }
+  lastEvent(): { type: string; at: string } | null {
+    const last = this.events.at(-1);
+    return last === undefined ? null : { type: last.type, at: last.at };
   }
   async requestApproval(request: ApprovalRequest): Promise<ApprovalResolution> {
     this.approvals.push(request);

@@ -32,7 +32,7 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
     name: "get_agent_task",
     title: "Get agent task",
     description:
-      "Read a task: status, timestamps, deadline, error, the final response (inline, or a preview when " +
+      "Read a task: status, timestamps, deadline, last_event_at (when the agent was last heard from), error, the final response (inline, or a preview when " +
       "final_response_truncated is true: read the rest with read_agent_task_result) and any pending_request " +
       "(an approval or question waiting for you). wait_seconds (0-50) waits until the status changes, a new " +
       "interaction is pending, or the time is up — use it instead of polling. Where approvals go to the human " +
@@ -43,7 +43,14 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
       task_id: taskIdArg,
       wait_seconds: z.number().int().min(0).max(50).default(0),
     }),
-    output: z.looseObject({ task_id: z.string(), status: z.string() }),
+    output: z.looseObject({
+      task_id: z.string(),
+      status: z.string(),
+      last_event_at: z
+        .string()
+        .nullable()
+        .describe("When the task last recorded an event (ISO-8601). A running task whose last event is old is stuck or working silently; event_idle_timeout_seconds ends it with AGENT_IDLE_TIMEOUT."),
+    }),
     auditArgs: (a) => ({ task_id: a.task_id, wait_seconds: a.wait_seconds }),
     handler: async (a, ctx) => {
       const answered = await takeHumanAnswer(deps, a.task_id, ctx);
