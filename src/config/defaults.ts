@@ -43,12 +43,13 @@ export const DEFAULT_AGENT = {
   approvals: "auto",
   /**
    * A turn with no provider traffic for this long ends with AGENT_IDLE_TIMEOUT; 0 = never. Agents
-   * stream while they work (thought and message chunks, tool-call updates), so ten minutes of
-   * silence outlasts a model thinking without streaming or a quiet tool run of ordinary length,
-   * and still ends an agent retrying an unreachable model long before task_timeout_seconds.
+   * stream while they work (thought and message chunks, tool-call updates), but a single tool call
+   * (a build, a test suite) is reported only when it starts and ends, so half an hour of silence
+   * outlasts real quiet work, and still ends an agent retrying an unreachable model hours before
+   * task_timeout_seconds (get_agent_task's last_event_at shows the silence from the first minute).
    * Time waiting on a human never counts.
    */
-  event_idle_timeout_seconds: 600,
+  event_idle_timeout_seconds: 1800,
 } as const;
 
 export const MAX_RESULT_SPOOL_THRESHOLD_BYTES = 8_388_608;

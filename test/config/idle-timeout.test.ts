@@ -1,4 +1,4 @@
-// [agent] event_idle_timeout_seconds: a default of 600 s, 0 turns the bound off, and anything else
+// [agent] event_idle_timeout_seconds: a default of 1800 s, 0 turns the bound off, and anything else
 // that is not a whole number of seconds is refused, the same way in TOML and in .env.
 import { afterAll, describe, expect, test } from "bun:test";
 import { parse as parseToml } from "smol-toml";
@@ -11,10 +11,10 @@ afterAll(cleanupTempDirs);
 const ENV_WORKDIR = "WORKDIR_01_ALIAS=docs\nWORKDIR_01_PATH=/srv/data\n";
 
 describe("event_idle_timeout_seconds", () => {
-  test("absent: the 600 s default, in both formats", async () => {
-    expect(DEFAULT_AGENT.event_idle_timeout_seconds).toBe(600);
-    expect((await load(toml(wd("docs")))).registry.agent.event_idle_timeout_seconds).toBe(600);
-    expect((await load(env(ENV_WORKDIR))).registry.agent.event_idle_timeout_seconds).toBe(600);
+  test("absent: the 1800 s default, in both formats", async () => {
+    expect(DEFAULT_AGENT.event_idle_timeout_seconds).toBe(1800);
+    expect((await load(toml(wd("docs")))).registry.agent.event_idle_timeout_seconds).toBe(1800);
+    expect((await load(env(ENV_WORKDIR))).registry.agent.event_idle_timeout_seconds).toBe(1800);
   });
 
   test("0 turns the idle bound off (null in the registry); another value is kept", async () => {
@@ -32,9 +32,9 @@ describe("event_idle_timeout_seconds", () => {
 
   test("the starter config shows the default and how to turn it off", () => {
     const text = starterToml("/srv/data");
-    expect(text).toContain("# event_idle_timeout_seconds = 600  # a turn silent this long ends AGENT_IDLE_TIMEOUT; 0 = never");
+    expect(text).toContain("# event_idle_timeout_seconds = 1800  # a turn silent this long ends AGENT_IDLE_TIMEOUT; 0 = never");
     // Uncommented, the line is valid TOML that sets the default.
     const line = text.split("\n").find((l) => l.startsWith("# event_idle_timeout_seconds"))!.slice(2);
-    expect(parseToml(line)).toEqual({ event_idle_timeout_seconds: 600 });
+    expect(parseToml(line)).toEqual({ event_idle_timeout_seconds: 1800 });
   });
 });
