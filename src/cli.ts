@@ -1,7 +1,11 @@
 #!/usr/bin/env bun
 // Entry point: parse the command word, dispatch, and turn every failure into one line on
 // stderr plus an exit code. A stack trace is shown only with SERVERFS_DEBUG=1.
+import type { CommandSpec } from "./commands/args.ts";
+import { commandHelp } from "./commands/help.ts";
 import { COMMANDS } from "./commands/registry.ts";
+import { HELP } from "./commands/specs.ts";
+import { didYouMean } from "./commands/suggest.ts";
 import { ServerfsError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -9,7 +13,7 @@ const EXIT_USAGE = 2;
 
 function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.spec.summary}`);
   return [
     `serverfs ${VERSION}: host directories for AI assistants over MCP, and a bridge to coding agents`,
     "",
@@ -17,9 +21,10 @@ function helpText(): string {
     "",
     "commands:",
     ...lines,
-    `  ${"help".padEnd(width)}  show help for a command`,
+    `  ${"help".padEnd(width)}  ${HELP.summary}`,
     "",
     "serverfs --version prints the version. Run 'serverfs help <command>' for a command's flags.",
+    "Every usage error prints one line on stderr and exits 2.",
   ].join("\n");
 }
 
@@ -43,14 +48,13 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (word === "help" || word === "--help" || word === "-h") {
-    const topic = rest[0];
-    if (topic === undefined) {
+    if (rest.length === 0) {
       await writeStdout(`${helpText()}\n`);
       return 0;
     }
-    const entry = COMMANDS[topic];
-    if (!entry || rest.length > 1) return fail(new ServerfsError("USAGE_ERROR", `unknown help topic '${rest.join(" ")}'`));
-    await writeStdout(`${entry.usage}\n`);
+    const topic = helpTopic(rest);
+    if (topic instanceof ServerfsError) return fail(topic);
+    await writeStdout(`${commandHelp(topic)}\n`);
     return 0;
   }
   if (word === "__fake-provider") {
@@ -59,12 +63,15 @@ export async function main(argv: string[]): Promise<number> {
     await runFakeProvider();
     return 0;
   }
-  const entry = COMMANDS[word];
+  const entry = Object.hasOwn(COMMANDS, word) ? COMMANDS[word] : undefined;
   if (!entry) {
-    return fail(new ServerfsError("USAGE_ERROR", `unknown command '${word}' (run 'serverfs help')`));
+    const hint = didYouMean(word, [...Object.keys(COMMANDS), "help", "version"]);
+    return fail(new ServerfsError("USAGE_ERROR", `unknown command '${word}'${hint || " (run 'serverfs help' for the list)"}`));
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    await writeStdout(`${entry.usage}\n`);
+    // `tasks list --help` is the subcommand's help; a word that names none is the command's.
+    const sub = entry.spec.subcommands && rest[0] !== undefined && Object.hasOwn(entry.spec.subcommands, rest[0]) ? entry.spec.subcommands[rest[0]] : undefined;
+    await writeStdout(`${commandHelp(sub ?? entry.spec)}\n`);
     return 0;
   }
   try {
@@ -73,6 +80,27 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     return fail(err, word);
   }
+}
+
+/** The spec `help COMMAND [SUBCOMMAND]` names, or the usage error saying why none. */
+function helpTopic(words: string[]): CommandSpec | ServerfsError {
+  const [name, subName, ...extra] = words as [string, ...string[]];
+  const commands: Record<string, CommandSpec> = { ...Object.fromEntries(Object.entries(COMMANDS).map(([n, c]) => [n, c.spec])), help: HELP };
+  const spec = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!spec) {
+    const hint = didYouMean(name, Object.keys(commands));
+    return new ServerfsError("USAGE_ERROR", `unknown help topic '${name}'${hint || " (run 'serverfs help' for the list)"}`);
+  }
+  if (subName === undefined) return spec;
+  const subs = spec.subcommands ?? {};
+  const sub = Object.hasOwn(subs, subName) ? subs[subName] : undefined;
+  if (!sub) {
+    const names = Object.keys(subs);
+    const known = names.length === 0 ? ` ('${name}' has no subcommands)` : didYouMean(subName, names) || ` (one of ${names.join(", ")})`;
+    return new ServerfsError("USAGE_ERROR", `unknown help topic '${name} ${subName}'${known}`);
+  }
+  if (extra.length > 0) return new ServerfsError("USAGE_ERROR", `unexpected argument '${extra[0]}' (run 'serverfs help help')`);
+  return sub;
 }
 
 /** Map an error to exit code and one diagnostic line. */

@@ -1,21 +1,21 @@
-// `serverfs bridge --config FILE`: the Agent Bridge in the foreground. A service manager runs it;
+// `serverfs bridge (--config FILE | --env-file FILE)`: the Agent Bridge in the foreground. A service manager runs it;
 // SIGTERM/SIGINT stop it cleanly (running tasks become interrupted/BRIDGE_SHUTDOWN and their
 // provider trees are stopped). Logs are JSON lines on stderr.
 import { loadRegistry } from "../config/load.ts";
 import { becomeSubreaper } from "../../platform/index.ts";
 import { startBridge } from "../bridge/daemon.ts";
-import { flag, parseArgs, usage } from "./args.ts";
+import { flag, parseArgs } from "./args.ts";
+import { BRIDGE } from "./specs.ts";
 
 function log(event: string, fields: Record<string, unknown> = {}): void {
   process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), level: "INFO", component: "bridge", event, ...fields })}\n`);
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true, path: true } });
-  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
+  // Exactly one of --config FILE or --env-file FILE (the table checks it).
+  const args = parseArgs(argv, BRIDGE);
   const configFile = flag(args, "config");
-  if (!configFile) throw usage("--config FILE is required");
-  const { registry } = await loadRegistry({ configFile });
+  const { registry } = await loadRegistry(configFile !== undefined ? { configFile } : { envFile: flag(args, "env-file")! });
   process.umask(0o077);
   process.on("unhandledRejection", (reason) => {
     log("bridge.unhandled_rejection", { level: "ERROR", error: reason instanceof Error ? reason.name : typeof reason });

@@ -6,29 +6,21 @@ import os from "node:os";
 import path from "node:path";
 import { PLATFORM_NAME } from "../../platform/os.ts";
 import { editJsonConfig } from "./connect-json-edit.ts";
-import { HOST_IDS, HOSTS, isHostId, SCOPES, type HostFile, type HostSpec, type Scope } from "./connect-hosts.ts";
+import { HOST_IDS, HOSTS, isHostId, type HostFile, type HostSpec, type Scope } from "./connect-hosts.ts";
 import { serveFlags, serveLaunch, type ServeLaunch } from "./connect-entry.ts";
 import { editTomlConfig } from "./connect-toml-edit.ts";
 import { writeHostConfig, type TextEditor } from "./connect-write.ts";
 import { flag, parseArgs, usage } from "./args.ts";
+import { CONNECT } from "./specs.ts";
 
 /** The name the entry has in every host's file. */
 export const ENTRY_NAME = "serverfs";
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, {
-    config: { value: true, path: true },
-    workdir: { value: true, repeat: true },
-    npx: {},
-    scope: { value: true },
-    write: {},
-    force: {},
-    file: { value: true, path: true },
-  });
-  const [hostArg, ...extra] = args.positionals;
-  if (hostArg === undefined) throw usage(`connect needs a host: ${HOST_IDS.join(", ")}`);
+  // The table checks HOST is one of HOST_IDS, --scope is user or project, and one source is given.
+  const args = parseArgs(argv, CONNECT);
+  const hostArg = args.positionals[0]!;
   if (!isHostId(hostArg)) throw usage(`unknown host '${hostArg}' (one of ${HOST_IDS.join(", ")})`);
-  if (extra.length > 0) throw usage(`unexpected argument '${extra[0]}'`);
   const host = HOSTS[hostArg];
   const scope = scopeOf(flag(args, "scope"), host);
   const write = args.switches.has("write");
@@ -59,8 +51,7 @@ export async function main(argv: string[]): Promise<number> {
 
 function scopeOf(value: string | undefined, host: HostSpec): Scope {
   if (value === undefined) return host.scopes[0]!;
-  if (!(SCOPES as readonly string[]).includes(value)) throw usage(`--scope must be ${SCOPES.join(" or ")}`);
-  const scope = value as Scope;
+  const scope = value as Scope; // one of SCOPES: the table (src/commands/specs.ts) checked it
   if (!host.scopes.includes(scope)) throw usage(`${host.name} has no ${scope} configuration file; --scope ${host.scopes.join(" or ")}`);
   return scope;
 }

@@ -4,7 +4,8 @@
 // 2 when the configuration is unreadable or invalid.
 import { formatJson, formatText } from "../doctor/format.ts";
 import { runDoctor } from "../doctor/runner.ts";
-import { flag, parseArgs, usage } from "./args.ts";
+import { flag, parseArgs } from "./args.ts";
+import { DOCTOR } from "./specs.ts";
 
 function writeStdout(text: string): Promise<void> {
   return new Promise((resolve) => {
@@ -14,11 +15,10 @@ function writeStdout(text: string): Promise<void> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true, path: true }, "env-file": { value: true, path: true }, json: {}, "probe-acp": {} });
-  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
+  // Exactly one of --config FILE or --env-file FILE (the table checks it).
+  const args = parseArgs(argv, DOCTOR);
   const configFile = flag(args, "config");
   const envFile = flag(args, "env-file");
-  if ((configFile === undefined) === (envFile === undefined)) throw usage("give exactly one of --config FILE or --env-file FILE");
   const outcome = await runDoctor(configFile !== undefined ? { configFile } : { envFile: envFile! }, {
     probeAcp: args.switches.has("probe-acp"),
   });

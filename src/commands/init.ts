@@ -3,10 +3,10 @@ import { AtomicPublishError, publishFileAtomic } from "../../platform/fs/atomic-
 import { starterToml } from "../config/starter.ts";
 import { ServerfsError } from "../errors.ts";
 import { flag, parseArgs, usage } from "./args.ts";
+import { INIT } from "./specs.ts";
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { out: { value: true, path: true } });
-  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
+  const args = parseArgs(argv, INIT);
   const out = flag(args, "out") ?? "serverfs.toml";
   if (out === "") throw usage("--out needs a file name");
   const text = starterToml(process.cwd());

@@ -6,15 +6,15 @@ import { writePrivateFileAtomic } from "../../platform/fs/private-file.ts";
 import { renderDocument } from "../config/render.ts";
 import { ServerfsError } from "../errors.ts";
 import { flag, parseArgs, usage } from "./args.ts";
+import { RENDER_CONFIG } from "./specs.ts";
 
 const EXIT_INVALID = 2;
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true, path: true }, "env-file": { value: true, path: true }, out: { value: true, path: true } });
-  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
+  // Exactly one of --config FILE or --env-file FILE (the table checks it).
+  const args = parseArgs(argv, RENDER_CONFIG);
   const configFile = flag(args, "config");
   const envFile = flag(args, "env-file");
-  if ((configFile === undefined) === (envFile === undefined)) throw usage("give exactly one of --config FILE or --env-file FILE");
   const input: LoadInput = configFile !== undefined ? { configFile } : { envFile: envFile! };
   const out = flag(args, "out");
   if (out === "") throw usage("--out needs a file name");

@@ -16,21 +16,17 @@ import { createMcpServer } from "../mcp/server.ts";
 import { serveOverStdio } from "../mcp/stdio.ts";
 import type { McpTool } from "../mcp/tool.ts";
 import { VERSION } from "../version.ts";
-import { parseArgs, usage } from "./args.ts";
+import { parseArgs } from "./args.ts";
+import { SERVE } from "./specs.ts";
 
 export async function main(argv: string[]): Promise<number> {
-  // --config, --workdir-ro and --workdir-rw take zero or more values: an MCP Bundle host passes
-  // `--config` with nothing after it when the user picked no file (src/config/folder-workdirs.ts).
-  const args = parseArgs(argv, {
-    config: { value: true, variadic: true, path: true },
-    workdir: { value: true, repeat: true },
-    "workdir-ro": { value: true, variadic: true },
-    "workdir-rw": { value: true, variadic: true },
-  });
-  if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
-  const configFiles = args.flags.get("config") ?? [];
-  if (configFiles.length > 1) throw usage("give one --config FILE");
-  const configFile = configFiles[0];
+  // The table (src/commands/specs.ts) checks that exactly one source is given: --config FILE,
+  // --env-file FILE, or workdir flags. --config, --workdir-ro and --workdir-rw take zero or more
+  // values: an MCP Bundle host passes `--config` with nothing after it when the user picked no
+  // file (src/config/folder-workdirs.ts), which counts as not given.
+  const args = parseArgs(argv, SERVE);
+  const configFile = args.flags.get("config")?.[0];
+  const envFile = args.flags.get("env-file")?.[0];
   const explicitSpecs = args.flags.get("workdir") ?? [];
   const workdirSpecs = [
     ...explicitSpecs,
@@ -39,21 +35,21 @@ export async function main(argv: string[]): Promise<number> {
       explicitSpecs.map((s) => s.slice(0, Math.max(0, s.indexOf("=")))),
     ),
   ];
-  if (configFile !== undefined && workdirSpecs.length > 0) throw usage("give either --config FILE or workdirs, not both");
-  if (configFile === undefined && workdirSpecs.length === 0) {
-    throw usage("serve needs --config FILE, or at least one --workdir ALIAS=PATH[:rw], --workdir-ro DIR or --workdir-rw DIR");
-  }
   // Before anything is opened: on a kernel too old to enforce the file containment (macOS < 11).
   const osProblem = osReleaseProblem(PLATFORM_NAME, os.release());
   if (osProblem !== null) throw new ServerfsError("PLATFORM_UNSUPPORTED", osProblem);
 
   const { registry } =
-    configFile !== undefined ? await loadRegistry({ configFile }) : await registryFromWorkdirArgs(workdirSpecs);
+    configFile !== undefined
+      ? await loadRegistry({ configFile })
+      : envFile !== undefined
+        ? await loadRegistry({ envFile })
+        : await registryFromWorkdirArgs(workdirSpecs);
   const logger = createLogger({ level: registry.server.log_level });
 
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
-  logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : "workdir_flags");
+  logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : envFile !== undefined ? "env_file" : "workdir_flags");
   // In a task of its own, so the first frame is read first: the search thread comes up on the core
   // start-up leaves idle, in time for the first search (src/fs/search/search-pool.ts).
   setTimeout(startSearchWorker, 0);

@@ -16,10 +16,10 @@ import type { Registry } from "../config/types.ts";
 import { ServerfsError } from "../errors.ts";
 import { currentServiceHost, isPrivileged, runningExecutable, serviceManagerFor } from "../../platform/service/index.ts";
 import type { ServiceHost } from "../../platform/service/types.ts";
-import { flag, parseArgs, usage } from "./args.ts";
+import { flag, parseCommandLine } from "./args.ts";
+import { SERVICE } from "./specs.ts";
 
-const ACTIONS = ["install", "uninstall", "start", "stop", "status"] as const;
-type Action = (typeof ACTIONS)[number];
+type Action = "install" | "uninstall" | "start" | "stop" | "status";
 export const EXIT_NOT_ANSWERING = 3;
 const STATUS_TIMEOUT_MS = 5000;
 
@@ -44,21 +44,19 @@ export async function bridgeAnswers(registry: Registry, host: ServiceHost): Prom
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { config: { value: true, path: true }, "allow-root": {} });
-  const [action, ...extra] = args.positionals;
-  if (action === undefined || !(ACTIONS as readonly string[]).includes(action) || extra.length > 0) {
-    throw usage(`expected one of ${ACTIONS.join("|")}${action === undefined ? "" : `, got '${[action, ...extra].join(" ")}'`}`);
-  }
+  // The table (src/commands/specs.ts) holds which action needs --config FILE (install and status
+  // read the configuration; the others find the service by its state directory) and that only
+  // install takes --allow-root.
+  const { subcommand, args } = parseCommandLine(argv, SERVICE);
+  const action = subcommand as Action;
   const host = currentServiceHost();
   const configArg = flag(args, "config");
-  const needsConfig = action === "install" || action === "status";
-  if (needsConfig && configArg === undefined) throw usage(`'service ${action}' needs --config FILE`);
   const configPath = configArg === undefined ? undefined : isAbsolute(configArg) ? configArg : resolve(configArg);
   const registry = configPath === undefined ? null : (await loadRegistry({ configFile: configPath })).registry;
   const stateDir = registry ? deploymentPaths(registry).stateDir : defaultStateDir();
   const manager = serviceManagerFor(host, stateDir);
 
-  switch (action as Action) {
+  switch (action) {
     case "install": {
       if (isPrivileged(host) && !args.switches.has("allow-root")) {
         throw new ServerfsError(

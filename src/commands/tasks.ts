@@ -7,19 +7,8 @@ import type { BridgeClient } from "../bridge/ipc/client.ts";
 import { bridgeClientFor } from "../bridge/ipc/connect.ts";
 import { isTerminal } from "../bridge/lifecycle.ts";
 import type { Params, TaskEvent, TaskView } from "../bridge/rpc/methods.ts";
-import { flag, parseArgs, usage, type ParsedArgs } from "./args.ts";
-
-const FLAGS = {
-  config: { value: true, path: true },
-  json: {},
-  follow: {},
-  status: { value: true },
-  limit: { value: true },
-  after: { value: true },
-  option: { value: true },
-  grant: { value: true, repeat: true },
-  text: { value: true, repeat: true },
-} as const;
+import { flag, parseCommandLine, usage, type ParsedArgs } from "./args.ts";
+import { TASKS } from "./specs.ts";
 
 type Out = (text: string) => void;
 
@@ -31,11 +20,10 @@ async function clientFor(args: ParsedArgs): Promise<{ client: BridgeClient; time
   return { client, timeoutMs: client.defaultTimeoutMs };
 }
 
+/** A whole-number flag; its range was checked by the parser (src/commands/specs.ts). */
 function intFlag(args: ParsedArgs, name: string, fallback: number): number {
   const v = flag(args, name);
-  if (v === undefined) return fallback;
-  if (!/^\d+$/.test(v)) throw usage(`--${name} must be a non-negative integer`);
-  return Number(v);
+  return v === undefined ? fallback : Number(v);
 }
 
 function table(rows: string[][]): string {
@@ -43,13 +31,11 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
 }
 
-/** The positionals after the subcommand; at least `count` of them, or a usage error. */
-function need(args: ParsedArgs, count: 1, what: string): [string, ...string[]];
-function need(args: ParsedArgs, count: 2, what: string): [string, string, ...string[]];
-function need(args: ParsedArgs, count: number, what: string): string[] {
-  const pos = args.positionals.slice(1);
-  if (pos.length < count) throw usage(`tasks ${args.positionals[0]} needs ${what}`);
-  return pos;
+/** The operands after the subcommand; the parser checked their count against the table. */
+function operands(args: ParsedArgs, count: 1): [string, ...string[]];
+function operands(args: ParsedArgs, count: 2): [string, string, ...string[]];
+function operands(args: ParsedArgs): string[] {
+  return args.positionals;
 }
 
 function formatEvent(e: TaskEvent): string {
@@ -123,9 +109,8 @@ function parseAnswers(specs: string[], texts: string[]): Array<Record<string, un
 }
 
 export async function run(argv: string[], out: Out): Promise<number> {
-  const args = parseArgs(argv, FLAGS);
-  const sub = args.positionals[0];
-  if (!sub) throw usage("tasks needs a subcommand: list, show, events, approve, answer, cancel");
+  // Every flag, enum, range and operand count is checked before the Bridge is asked anything.
+  const { subcommand: sub, args } = parseCommandLine(argv, TASKS);
   const json = args.switches.has("json");
   const { client } = await clientFor(args);
   const emit = (value: Record<string, unknown>, human: () => string) => out(json ? JSON.stringify(value, null, 2) : human());
@@ -146,13 +131,13 @@ export async function run(argv: string[], out: Out): Promise<number> {
       return 0;
     }
     case "show": {
-      const [id] = need(args, 1, "a task id");
+      const [id] = operands(args, 1);
       const t = await client.call("task.get", { task_id: id });
       emit(t, () => showTask(t));
       return 0;
     }
     case "events": {
-      const [id] = need(args, 1, "a task id");
+      const [id] = operands(args, 1);
       let after = intFlag(args, "after", 0);
       const follow = args.switches.has("follow");
       for (;;) {
@@ -174,11 +159,10 @@ export async function run(argv: string[], out: Out): Promise<number> {
       }
     }
     case "approve": {
-      const pos = need(args, 2, "a task id and a request id");
+      const pos = operands(args, 2);
       const option = flag(args, "option");
       const decision = pos[2];
       if ((option === undefined) === (decision === undefined)) throw usage("give exactly one of DECISION or --option OPTION_ID");
-      if (pos.length > 3) throw usage(`unexpected argument '${pos[3]}'`);
       // The history records that the operator decided (not the assistant, not an MCP elicitation).
       const params: Params<"task.approval.respond"> = { task_id: pos[0], request_id: pos[1], decided_by: "operator" };
       if (decision !== undefined) params.decision = decision;
@@ -190,20 +174,20 @@ export async function run(argv: string[], out: Out): Promise<number> {
       return 0;
     }
     case "answer": {
-      const pos = need(args, 2, "a task id, a request id and answers");
+      const pos = operands(args, 2);
       const answers = parseAnswers(pos.slice(2), args.flags.get("text") ?? []);
       const r = await client.call("task.question.answer", { task_id: pos[0], request_id: pos[1], answers, decided_by: "operator" });
       emit(r, () => `answered ${r.request_id} of ${r.task_id}`);
       return 0;
     }
     case "cancel": {
-      const [id] = need(args, 1, "a task id");
+      const [id] = operands(args, 1);
       const r = await client.call("task.cancel", { task_id: id });
       emit(r, () => `${r.task_id} ${r.status}${r.workdir_free ? "" : ` (workdir still held: ${r.workdir_hold_reason})`}`);
       return 0;
     }
     default:
-      throw new ServerfsError("USAGE_ERROR", `unknown tasks subcommand '${sub}'`);
+      throw new ServerfsError("INTERNAL_ERROR", `tasks subcommand '${sub}' is in the table but not handled`);
   }
 }
 

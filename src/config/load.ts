@@ -11,6 +11,7 @@ import { parseTomlSource } from "./toml-source.ts";
 import type { RawDocument } from "./schema.ts";
 import type { Registry, RegistrySource } from "./types.ts";
 import { parseWorkdirSpec } from "./workdir-spec.ts";
+import { ServerfsError } from "../errors.ts";
 
 export type LoadInput = { configFile: string } | { envFile: string };
 
@@ -31,7 +32,8 @@ export async function loadRegistry(input: LoadInput): Promise<LoadedRegistry> {
 }
 
 /**
- * `serve --workdir ALIAS=PATH[:rw|:ro]` (repeatable): read-only unless `:rw`. A relative PATH
+ * `serve --workdir ALIAS=PATH[:rw|:ro]` (repeatable): read-only unless `:rw` (either mode in any
+ * case; other letters after the last `:` are a USAGE_ERROR, src/config/workdir-spec.ts). A relative PATH
  * is resolved against the current directory (so `--workdir sample=examples/sample` works from a
  * checkout) and a leading `~` or `~/` is the home directory (MCP hosts start serve without a
  * shell); a `..` component is refused before either, exactly as in a config file.
@@ -47,6 +49,7 @@ export async function registryFromWorkdirArgs(
   }
   const workdirs = specs.map((text, i) => {
     const parsed = parseWorkdirSpec(text, i, cwd, home);
+    if (!parsed.ok && parsed.problem.usage) throw new ServerfsError("USAGE_ERROR", parsed.problem.reason);
     if (!parsed.ok) throw configurationError(label, [parsed.problem]);
     const { alias, path, read_only } = parsed.spec;
     return { alias, path, read_only };

@@ -246,7 +246,7 @@ describe("bridge command", () => {
       const [err, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
       return { err: err.trim(), code };
     };
-    expect(await run()).toEqual({ code: 2, err: "serverfs: bridge: USAGE_ERROR: --config FILE is required" });
+    expect(await run()).toEqual({ code: 2, err: "serverfs: bridge: USAGE_ERROR: give exactly one of --config FILE or --env-file FILE" });
     const d = deployment();
     fs.writeFileSync(d.config, fs.readFileSync(d.config, "utf8").replace("enabled = true\nenable_fake_runtime = true\n", "enabled = false\n").replace(/agent_mode.*\nagent_runtimes.*\n/, ""));
     const off = await run("--config", d.config);

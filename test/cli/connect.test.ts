@@ -127,7 +127,7 @@ describe("the flags are checked as serve checks them", () => {
     [["cursor"], "connect needs --config FILE or at least one --workdir"],
     [["cursor", "--config", "c.toml", "--workdir", "a=/x"], "give either --config FILE or --workdir, not both"],
     [["cursor", "--workdir", "a=/x", "--force"], "--force and --file apply only with --write"],
-    [["cursor", "--workdir", "a=/x", "--scope", "global"], "--scope must be user or project"],
+    [["cursor", "--workdir", "a=/x", "--scope", "global"], "--scope 'global' is not one of user, project"],
     [["claude-desktop", "--workdir", "a=/x", "--scope", "project"], "Claude Desktop has no project configuration file"],
     [["claude-desktop", "--workdir", "a=/x", "--write"], "Claude Desktop documents no configuration file on linux; name the file with --file PATH"],
   ])("%j: USAGE_ERROR, exit 2", (args, message) => {

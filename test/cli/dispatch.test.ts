@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { commandHelp } from "../../src/commands/help.ts";
 import { COMMANDS } from "../../src/commands/registry.ts";
 import { VERSION } from "../../src/version.ts";
 import { runCli } from "../support/proc.ts";
@@ -25,7 +26,7 @@ describe("serverfs CLI dispatcher", () => {
     for (const name of Object.keys(COMMANDS)) {
       const r = run(["help", name]);
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe(`${COMMANDS[name]!.usage}\n`);
+      expect(r.stdout).toBe(`${commandHelp(COMMANDS[name]!.spec)}\n`);
     }
   });
 

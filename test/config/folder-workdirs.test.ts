@@ -82,14 +82,14 @@ describe("serve with bundle-style folder arguments", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
-      "serverfs: serve: USAGE_ERROR: serve needs --config FILE, or at least one --workdir ALIAS=PATH[:rw], --workdir-ro DIR or --workdir-rw DIR\n",
+      "serverfs: serve: USAGE_ERROR: serve needs --config FILE, --env-file FILE, or at least one --workdir ALIAS=PATH[:rw], --workdir-ro DIR or --workdir-rw DIR\n",
     );
   });
 
   test("a config file together with folders, and two config files, are refused", () => {
     const both = runCli(["serve", "--config", "a.toml", "--workdir-ro", base]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toBe("serverfs: serve: USAGE_ERROR: give either --config FILE or workdirs, not both\n");
+    expect(both.stderr).toBe("serverfs: serve: USAGE_ERROR: give one of --config FILE, --env-file FILE or workdirs, not several\n");
     const two = runCli(["serve", "--config", "a.toml", "b.toml"]);
     expect(two.code).toBe(2);
     expect(two.stderr).toBe("serverfs: serve: USAGE_ERROR: give one --config FILE\n");
