@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT stop it cleanly (running tasks become interrupted/BRIDGE_SHUTDOWN and their
 // provider trees are stopped). Logs are JSON lines on stderr.
 import { loadRegistry } from "../config/load.ts";
+import { refuseAgentOverlaps } from "../config/overlap.ts";
 import { becomeSubreaper } from "../../platform/index.ts";
 import { startBridge } from "../bridge/daemon.ts";
 import { flag, parseArgs, usage } from "./args.ts";
@@ -15,7 +16,9 @@ export async function main(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw usage(`unexpected argument '${args.positionals[0]}'`);
   const configFile = flag(args, "config");
   if (!configFile) throw usage("--config FILE is required");
-  const { registry } = await loadRegistry({ configFile });
+  const { registry, keyName } = await loadRegistry({ configFile });
+  // Before anything is created: two agent workdirs over the same files would each get a lease.
+  if (registry.agent.enabled) refuseAgentOverlaps(registry, keyName, configFile);
   process.umask(0o077);
   process.on("unhandledRejection", (reason) => {
     log("bridge.unhandled_rejection", { level: "ERROR", error: reason instanceof Error ? reason.name : typeof reason });

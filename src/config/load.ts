@@ -17,17 +17,19 @@ export type LoadInput = { configFile: string } | { envFile: string };
 export interface LoadedRegistry {
   registry: Registry;
   source: RegistrySource;
+  /** Names a raw-document key in the vocabulary of the source (for messages about it). */
+  keyName: KeyNamer;
 }
 
 export async function loadRegistry(input: LoadInput): Promise<LoadedRegistry> {
   if ("configFile" in input) {
     const { raw, namer } = parseTomlSource(input.configFile);
     const registry = await validate(raw, namer, input.configFile);
-    return { registry, source: { format: "toml", file: input.configFile } };
+    return { registry, source: { format: "toml", file: input.configFile }, keyName: namer };
   }
   const { raw, namer } = parseEnvSource(input.envFile);
   const registry = await validate(raw, namer, input.envFile);
-  return { registry, source: { format: "env", file: input.envFile } };
+  return { registry, source: { format: "env", file: input.envFile }, keyName: namer };
 }
 
 /**
@@ -58,7 +60,7 @@ export async function registryFromWorkdirArgs(
   };
   const doc = { workdirs };
   const registry = passesShapeCheck(doc) ? normalized(doc, namer, label) : await validate(doc, namer, label);
-  return { registry, source: { format: "cli", file: null } };
+  return { registry, source: { format: "cli", file: null }, keyName: namer };
 }
 
 const ALIAS = new RegExp(ALIAS_PATTERN);

@@ -16,6 +16,7 @@ import { recoveryGuardChecks } from "./checks/recovery-guards.ts";
 import { stateDatabaseCheck } from "./checks/state-database.ts";
 import { stateDirChecks } from "./checks/state-dir.ts";
 import { platformText, versionChecks } from "./checks/version.ts";
+import { overlapChecks } from "./checks/workdir-overlap.ts";
 import { caseCheck, filesystemCheck, listingCheck, rootCheck, writeCheck } from "./checks/workdir.ts";
 import { DoctorContext, type DoctorOptions } from "./context.ts";
 import { fail, ok, summarize, type CheckResult, type DoctorReport } from "./types.ts";
@@ -81,6 +82,7 @@ export async function runDoctor(input: LoadInput, options: DoctorOptions): Promi
     }
     files?.close();
     files = null;
+    checks.push(...overlapChecks(registry, loaded.keyName));
 
     if (!registry.agent.enabled) {
       checks.push(ok("agent", "agent bridge", "disabled ([agent] enabled = false): no state, Bridge, runtime or proxy checks"));
