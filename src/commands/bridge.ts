@@ -5,6 +5,7 @@ import { loadRegistry } from "../config/load.ts";
 import { refuseAgentOverlaps } from "../config/overlap.ts";
 import { becomeSubreaper } from "../../platform/index.ts";
 import { startBridge } from "../bridge/daemon.ts";
+import { checkProviderEnvFileAtStart } from "../bridge/provider-env.ts";
 import { flag, parseArgs, usage } from "./args.ts";
 
 function log(event: string, fields: Record<string, unknown> = {}): void {
@@ -19,6 +20,7 @@ export async function main(argv: string[]): Promise<number> {
   const { registry, keyName } = await loadRegistry({ configFile });
   // Before anything is created: two agent workdirs over the same files would each get a lease.
   if (registry.agent.enabled) refuseAgentOverlaps(registry, keyName, configFile);
+  checkProviderEnvFileAtStart(registry.agent.provider_env_file, keyName(["agent", "provider_env_file"]), configFile);
   process.umask(0o077);
   process.on("unhandledRejection", (reason) => {
     log("bridge.unhandled_rejection", { level: "ERROR", error: reason instanceof Error ? reason.name : typeof reason });

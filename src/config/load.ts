@@ -5,7 +5,7 @@
 import { parseEnvSource } from "./env-source.ts";
 import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { currentHomeFacts, type HomeFacts } from "./home-path.ts";
-import { normalizeDocument } from "./normalize.ts";
+import { independentFieldProblems, normalizeDocument } from "./normalize.ts";
 import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
 import { parseTomlSource } from "./toml-source.ts";
 import type { RawDocument } from "./schema.ts";
@@ -84,7 +84,10 @@ async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Re
   // import this file without loading a config must not pay it.
   const { checkRawDocument } = await import("./schema.ts");
   const checked = checkRawDocument(raw);
-  if (!checked.ok) throw configurationError(file, nameProblems(checked.problems, namer));
+  if (!checked.ok) {
+    const problems = [...checked.problems, ...independentFieldProblems(raw, checked.problems)];
+    throw configurationError(file, nameProblems(problems, namer));
+  }
   return normalized(checked.doc, namer, file);
 }
 
