@@ -5,7 +5,7 @@ import type { CommandSpec } from "./commands/args.ts";
 import { commandHelp } from "./commands/help.ts";
 import { COMMANDS } from "./commands/registry.ts";
 import { HELP } from "./commands/specs.ts";
-import { didYouMean } from "./commands/suggest.ts";
+import { didYouMean } from "./common/did-you-mean.ts";
 import { ServerfsError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 

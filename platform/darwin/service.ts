@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { posix } from "node:path";
 import { writePrivateFileAtomic } from "../fs/private-file.ts";
 import { platformError } from "../errors.ts";
-import { managerUnavailable, runTool } from "../service/run-command.ts";
+import { managerUnavailable, runTool, stepFailed } from "../service/run-command.ts";
 import {
   agentDomains,
   bootstrapWithRetry,
@@ -107,8 +107,7 @@ export function createLaunchdManager(host: ServiceHost, tools: Partial<LaunchdTo
     return r.code === 0 ? r.stdout : null;
   };
   const runningIn = (printed: string) => /state = running/.test(printed);
-  const failed = (step: string, r: CommandResult) =>
-    platformError("SERVICE_MANAGER_FAILED", `'launchctl ${step}' failed with exit code ${r.code}`);
+  const failed = (step: string, r: CommandResult) => stepFailed(`launchctl ${step}`, r);
   const bootstrap = (domain: string) => {
     const boot = found(bootstrapWithRetry(domain, plistPath, launchctl, sleep));
     if (boot.code !== 0) throw failed(`bootstrap ${domain}`, boot);

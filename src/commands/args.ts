@@ -4,7 +4,7 @@
 // operands are usage errors (exit 2), never silently ignored.
 import { expandHome, HomeUnavailableError } from "../config/home-path.ts";
 import { ServerfsError } from "../errors.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../common/did-you-mean.ts";
 
 export interface FlagSpec {
   /** Takes a value (`--config FILE`); otherwise a boolean switch. */

@@ -2,8 +2,10 @@
 // SIGTERM/SIGINT stop it cleanly (running tasks become interrupted/BRIDGE_SHUTDOWN and their
 // provider trees are stopped). Logs are JSON lines on stderr.
 import { loadRegistry } from "../config/load.ts";
+import { refuseAgentOverlaps } from "../config/overlap.ts";
 import { becomeSubreaper } from "../../platform/index.ts";
 import { startBridge } from "../bridge/daemon.ts";
+import { checkProviderEnvFileAtStart } from "../bridge/provider-env.ts";
 import { flag, parseArgs } from "./args.ts";
 import { BRIDGE } from "./specs.ts";
 
@@ -15,7 +17,12 @@ export async function main(argv: string[]): Promise<number> {
   // Exactly one of --config FILE or --env-file FILE (the table checks it).
   const args = parseArgs(argv, BRIDGE);
   const configFile = flag(args, "config");
-  const { registry } = await loadRegistry(configFile !== undefined ? { configFile } : { envFile: flag(args, "env-file")! });
+  const envFile = flag(args, "env-file");
+  const source = configFile ?? envFile!;
+  const { registry, keyName } = await loadRegistry(configFile !== undefined ? { configFile } : { envFile: envFile! });
+  // Before anything is created: two agent workdirs over the same files would each get a lease.
+  if (registry.agent.enabled) refuseAgentOverlaps(registry, keyName, source);
+  checkProviderEnvFileAtStart(registry.agent.provider_env_file, keyName(["agent", "provider_env_file"]), source);
   process.umask(0o077);
   process.on("unhandledRejection", (reason) => {
     log("bridge.unhandled_rejection", { level: "ERROR", error: reason instanceof Error ? reason.name : typeof reason });

@@ -1,7 +1,9 @@
 // serverfs render-config (--config FILE | --env-file FILE) [--out FILE]
 // Validate the deployment and emit the normalized private Bridge document. Exit 0 when valid,
 // 2 when invalid (every problem on its own stderr line). An invalid config never touches --out.
+// Workdirs that overlap are a WARN line each on stderr; the exit status stays 0.
 import { loadRegistry, type LoadInput } from "../config/load.ts";
+import { findWorkdirOverlaps, overlapWarning } from "../config/overlap.ts";
 import { writePrivateFileAtomic } from "../../platform/fs/private-file.ts";
 import { renderDocument } from "../config/render.ts";
 import { ServerfsError } from "../errors.ts";
@@ -20,8 +22,11 @@ export async function main(argv: string[]): Promise<number> {
   if (out === "") throw usage("--out needs a file name");
 
   let document: string;
+  let warnings: string[];
   try {
-    document = renderDocument((await loadRegistry(input)).registry);
+    const loaded = await loadRegistry(input);
+    document = renderDocument(loaded.registry);
+    warnings = findWorkdirOverlaps(loaded.registry, loaded.keyName).map(overlapWarning);
   } catch (err) {
     if (err instanceof ServerfsError && err.code === "CONFIGURATION_ERROR") {
       const problems = Array.isArray(err.details?.problems) ? (err.details.problems as string[]) : [err.message];
@@ -30,6 +35,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  // Warnings do not change the verdict (the document is valid); they go where errors go.
+  const file = configFile ?? envFile!;
+  process.stderr.write(warnings.map((w) => `serverfs: render-config: WARN: ${file}: ${w}\n`).join(""));
   if (out !== undefined) writePrivateFileAtomic(out, document);
   else await writeStdout(document);
   return 0;

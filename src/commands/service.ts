@@ -72,6 +72,14 @@ export async function main(argv: string[]): Promise<number> {
       await write(manager.uninstall().lines);
       return 0;
     case "start":
+      // Asking the manager to start what it was never given can only fail, without a useful word.
+      if (!manager.isInstalled()) {
+        const file = configPath ?? "FILE";
+        throw new ServerfsError(
+          "SERVICE_MANAGER_FAILED",
+          `no Bridge service is installed (${manager.name}: ${manager.definitionPath} does not exist); fix: serverfs service install --config ${file}, or run serverfs bridge --config ${file} by hand`,
+        );
+      }
       await write(manager.start().lines);
       return 0;
     case "stop":

@@ -16,7 +16,7 @@ async function clientFor(args: ParsedArgs): Promise<{ client: BridgeClient; time
   const configFile = flag(args, "config");
   // Without --config, the operator means the default deployment (the per-user state dir).
   const deployment = configFile ? (await loadRegistry({ configFile })).registry : { server: { state_dir: null } };
-  const client = bridgeClientFor(deployment);
+  const client = bridgeClientFor(deployment, configFile ? { configFile } : {});
   return { client, timeoutMs: client.defaultTimeoutMs };
 }
 

@@ -5,6 +5,7 @@
 // Keys: `WORKDIR_01..16_<FIELD>` slots, the `SERVERFS_*` globals of ENV_GLOBALS, and
 // `SERVERFS_ACP_PROFILES_JSON` (a one-line JSON array). Any other `SERVERFS_*`/`WORKDIR_*` key is
 // an error; keys outside those two prefixes belong to other tools and are ignored.
+import { didYouMeanKey } from "../common/did-you-mean.ts";
 import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES } from "../runtimes/catalog.ts";
 import { BOUNDS } from "./defaults.ts";
 import { parseEnvText } from "./env-syntax.ts";
@@ -163,7 +164,9 @@ export function parseEnvSource(file: string): ParsedSource {
       const field = slotMatch?.[2] ?? "";
       const kind = WORKDIR_FIELDS[field];
       if (!slotMatch || slot < 1 || slot > BOUNDS.envSlots || kind === undefined) {
-        problems.push({ key, reason: `unknown key (slots are WORKDIR_01..${BOUNDS.envSlots}_<FIELD>)` });
+        const known = slotMatch ? Object.keys(WORKDIR_FIELDS).map((f) => `WORKDIR_${slotMatch[1]}_${f}`) : [];
+        const hint = didYouMeanKey(key, known);
+        problems.push({ key, reason: hint !== "" ? `unknown key${hint}` : `unknown key (slots are WORKDIR_01..${BOUNDS.envSlots}_<FIELD>)` });
         continue;
       }
       if (text === "") continue;
@@ -181,7 +184,7 @@ export function parseEnvSource(file: string): ParsedSource {
     if (SPECIAL_KEYS.has(key)) continue;
     const spec = ENV_GLOBALS[key];
     if (!spec) {
-      problems.push({ key, reason: "unknown key" });
+      problems.push({ key, reason: `unknown key${didYouMeanKey(key, [...Object.keys(ENV_GLOBALS), ...SPECIAL_KEYS])}` });
       continue;
     }
     if (text === "") continue;

@@ -5,7 +5,7 @@
 import { parseEnvSource } from "./env-source.ts";
 import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { currentHomeFacts, type HomeFacts } from "./home-path.ts";
-import { normalizeDocument } from "./normalize.ts";
+import { independentFieldProblems, normalizeDocument } from "./normalize.ts";
 import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
 import { parseTomlSource } from "./toml-source.ts";
 import type { RawDocument } from "./schema.ts";
@@ -18,17 +18,19 @@ export type LoadInput = { configFile: string } | { envFile: string };
 export interface LoadedRegistry {
   registry: Registry;
   source: RegistrySource;
+  /** Names a raw-document key in the vocabulary of the source (for messages about it). */
+  keyName: KeyNamer;
 }
 
 export async function loadRegistry(input: LoadInput): Promise<LoadedRegistry> {
   if ("configFile" in input) {
     const { raw, namer } = parseTomlSource(input.configFile);
     const registry = await validate(raw, namer, input.configFile);
-    return { registry, source: { format: "toml", file: input.configFile } };
+    return { registry, source: { format: "toml", file: input.configFile }, keyName: namer };
   }
   const { raw, namer } = parseEnvSource(input.envFile);
   const registry = await validate(raw, namer, input.envFile);
-  return { registry, source: { format: "env", file: input.envFile } };
+  return { registry, source: { format: "env", file: input.envFile }, keyName: namer };
 }
 
 /**
@@ -61,7 +63,7 @@ export async function registryFromWorkdirArgs(
   };
   const doc = { workdirs };
   const registry = passesShapeCheck(doc) ? normalized(doc, namer, label) : await validate(doc, namer, label);
-  return { registry, source: { format: "cli", file: null } };
+  return { registry, source: { format: "cli", file: null }, keyName: namer };
 }
 
 const ALIAS = new RegExp(ALIAS_PATTERN);
@@ -85,7 +87,10 @@ async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Re
   // import this file without loading a config must not pay it.
   const { checkRawDocument } = await import("./schema.ts");
   const checked = checkRawDocument(raw);
-  if (!checked.ok) throw configurationError(file, nameProblems(checked.problems, namer));
+  if (!checked.ok) {
+    const problems = [...checked.problems, ...independentFieldProblems(raw, checked.problems)];
+    throw configurationError(file, nameProblems(problems, namer));
+  }
   return normalized(checked.doc, namer, file);
 }
 

@@ -78,6 +78,40 @@ export function normalizeDocument(
 
 type Add = (path: KeyPath, reason: string) => void;
 
+/**
+ * The checks of the cross-field phase that need only one field each: the host paths. They are run
+ * on a document that failed the shape check too, on every path-valued key that holds a string and
+ * has no shape problem of its own, so a config with type errors and relative paths reports both at
+ * once. (The full normalizer, which needs a well-shaped document, repeats them after the fix.)
+ */
+export function independentFieldProblems(raw: unknown, shapeProblems: readonly Problem[]): Problem[] {
+  const reported = new Set(shapeProblems.map((p) => JSON.stringify(p.path)));
+  const out: Problem[] = [];
+  const at = (root: unknown, path: KeyPath): unknown => {
+    let cur = root;
+    for (const part of path) {
+      if (cur === null || typeof cur !== "object") return undefined;
+      cur = (cur as Record<string | number, unknown>)[part];
+    }
+    return cur;
+  };
+  const check = (path: KeyPath) => {
+    const value = at(raw, path);
+    if (typeof value !== "string" || reported.has(JSON.stringify(path))) return;
+    const problem = hostPathProblem(value);
+    if (problem) out.push({ path, reason: problem });
+  };
+  const listAt = (path: KeyPath): number => {
+    const v = at(raw, path);
+    return Array.isArray(v) ? v.length : 0;
+  };
+  check(["server", "state_dir"]);
+  for (let i = 0; i < listAt(["workdirs"]); i++) check(["workdirs", i, "path"]);
+  check(["agent", "provider_env_file"]);
+  for (let i = 0; i < listAt(["agent", "acp_profiles"]); i++) check(["agent", "acp_profiles", i, "command"]);
+  return out;
+}
+
 function pathCheck(text: string, path: KeyPath, add: Add): void {
   const problem = hostPathProblem(text);
   if (problem) add(path, problem);

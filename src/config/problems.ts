@@ -46,7 +46,8 @@ export function configurationError(file: string, problems: readonly NamedProblem
   const lines = problems.map((p) => formatProblem(file, p.key, p.reason));
   const first = lines[0] ?? formatProblem(file, "(document)", "invalid configuration");
   const more = lines.length > 1 ? ` (and ${lines.length - 1} more problem${lines.length > 2 ? "s" : ""})` : "";
-  return new ServerfsError("CONFIGURATION_ERROR", `${first}${more}`, { problems: lines });
+  // `keyed`: whether each problem is about a key (false: about the file itself), for hints.
+  return new ServerfsError("CONFIGURATION_ERROR", `${first}${more}`, { problems: lines, keyed: problems.map((p) => p.key !== "") });
 }
 
 export function nameProblems(problems: readonly Problem[], namer: KeyNamer): NamedProblem[] {

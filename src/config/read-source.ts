@@ -17,9 +17,9 @@ export function readConfigText(file: string): string {
   } catch (err) {
     if (err instanceof ServerfsError) throw err;
     const code = errnoCode(err);
-    if (code === "ENOENT" || code === "ENOTDIR") throw fail("not found");
-    if (code === "EACCES" || code === "EPERM") throw fail("permission denied");
-    throw fail("cannot be read");
+    if (code === "ENOENT" || code === "ENOTDIR") throw fail("not found; fix: check the path, or write a starter file with serverfs init");
+    if (code === "EACCES" || code === "EPERM") throw fail("cannot read the file (permission denied); fix: make it readable by this user");
+    throw fail(`cannot read the file (${code ?? "I/O error"}); fix: check the file and its filesystem`);
   }
   if (bytes.length > BOUNDS.maxConfigFileBytes) throw fail(`is larger than ${BOUNDS.maxConfigFileBytes} bytes`);
   let text: string;

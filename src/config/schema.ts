@@ -10,6 +10,7 @@
 import { ArkErrors, rootSchema } from "@ark/schema";
 import { RESERVED_RUNTIME_NAMES } from "../runtimes/catalog.ts";
 import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
+import { didYouMeanKey } from "../common/did-you-mean.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
 import type { ApprovalsPath } from "./types.ts";
 
@@ -102,83 +103,105 @@ const policyFields = {
   respect_ignore_files: bool,
 };
 
-const workdir = (): Node =>
-  table(
-    { alias, path: str },
-    {
-      description: str,
-      read_only: bool,
-      agent_mode: agentMode,
-      agent_runtimes: listOf(runtimeName, BOUNDS.maxAcpProfiles + 4, "a list of runtime names"),
-      ...policyFields,
-    },
-  );
+const workdirRequired = () => ({ alias, path: str });
+const workdirOptional = () => ({
+  description: str,
+  read_only: bool,
+  agent_mode: agentMode,
+  agent_runtimes: listOf(runtimeName, BOUNDS.maxAcpProfiles + 4, "a list of runtime names"),
+  ...policyFields,
+});
+const workdir = (): Node => table(workdirRequired(), workdirOptional());
 
-const nativeRuntime = (): Node => table({}, { enabled: bool, bin: str, use_proxy: bool });
+const nativeRuntimeFields = () => ({ enabled: bool, bin: str, use_proxy: bool });
+const nativeRuntime = (): Node => table({}, nativeRuntimeFields());
 
-const acpProfile = (): Node =>
-  table(
-    { id: acpId, command: str },
-    {
-      args: strList(BOUNDS.maxAcpArgs, "argument strings"),
-      use_proxy: bool,
-      tmpdir_env: strList(BOUNDS.maxAcpTmpdirEnv, "environment variable names"),
-      probe_timeout_seconds: integerIn(
-        BOUNDS.maxAcpProbeTimeoutSeconds,
-        `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`,
-      ),
-      shutdown_timeout_seconds: integerIn(
-        BOUNDS.maxAcpShutdownTimeoutSeconds,
-        `an integer from 1 to ${BOUNDS.maxAcpShutdownTimeoutSeconds}`,
-      ),
-    },
-  );
+const proxyFields = () => ({ enabled: bool, url: str, no_proxy: strList(BOUNDS.maxNoProxyEntries, "host strings") });
+
+const acpRequired = () => ({ id: acpId, command: str });
+const acpOptional = () => ({
+  args: strList(BOUNDS.maxAcpArgs, "argument strings"),
+  use_proxy: bool,
+  tmpdir_env: strList(BOUNDS.maxAcpTmpdirEnv, "environment variable names"),
+  probe_timeout_seconds: integerIn(BOUNDS.maxAcpProbeTimeoutSeconds, `an integer from 1 to ${BOUNDS.maxAcpProbeTimeoutSeconds}`),
+  shutdown_timeout_seconds: integerIn(BOUNDS.maxAcpShutdownTimeoutSeconds, `an integer from 1 to ${BOUNDS.maxAcpShutdownTimeoutSeconds}`),
+});
+const acpProfile = (): Node => table(acpRequired(), acpOptional());
 
 // Each top-level section's node is built the first time a document has that section: a deployment
 // without `[agent]` never builds the agent schema (the largest), nor pays for sections it omits.
+const serverFields = () => ({ log_level: str, state_dir: str });
+const limitFields = () => ({
+  default_list_limit: positiveInt,
+  max_list_entries: positiveInt,
+  default_search_results: positiveInt,
+  max_search_results: positiveInt,
+  max_walk_entries: positiveInt,
+  search_timeout_seconds: positiveInt,
+  search_max_file_bytes: positiveInt,
+  max_edits_per_call: positiveInt,
+  max_files_per_read: positiveInt,
+  max_media_bytes: positiveInt,
+  file_lock_wait_ms: positiveInt,
+});
+const agentFields = () => ({
+  enabled: bool,
+  enable_fake_runtime: bool,
+  bridge_timeout_seconds: positiveInt,
+  task_timeout_seconds: positiveInt,
+  interaction_timeout_seconds: positiveInt,
+  max_active_tasks: positiveInt,
+  retention_seconds: positiveInt,
+  result_spool_threshold_bytes: positiveInt,
+  approvals: approvalsPath,
+  event_idle_timeout_seconds: idleSeconds,
+  provider_env_file: str,
+  codex: nativeRuntime(),
+  claude: nativeRuntime(),
+  qoder: nativeRuntime(),
+  proxy: table({}, proxyFields()),
+  acp_profiles: listOf(acpProfile(), BOUNDS.maxAcpProfiles, `a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
+});
+
 const SECTIONS: Record<string, () => Node> = {
-  server: () => table({}, { log_level: str, state_dir: str }),
-  limits: () =>
-    table(
-      {},
-      {
-        default_list_limit: positiveInt,
-        max_list_entries: positiveInt,
-        default_search_results: positiveInt,
-        max_search_results: positiveInt,
-        max_walk_entries: positiveInt,
-        search_timeout_seconds: positiveInt,
-        search_max_file_bytes: positiveInt,
-        max_edits_per_call: positiveInt,
-        max_files_per_read: positiveInt,
-        max_media_bytes: positiveInt,
-        file_lock_wait_ms: positiveInt,
-      },
-    ),
+  server: () => table({}, serverFields()),
+  limits: () => table({}, limitFields()),
   defaults: () => table({}, policyFields),
-  agent: () =>
-    table(
-      {},
-      {
-        enabled: bool,
-        enable_fake_runtime: bool,
-        bridge_timeout_seconds: positiveInt,
-        task_timeout_seconds: positiveInt,
-        interaction_timeout_seconds: positiveInt,
-        max_active_tasks: positiveInt,
-        retention_seconds: positiveInt,
-        result_spool_threshold_bytes: positiveInt,
-        approvals: approvalsPath,
-        event_idle_timeout_seconds: idleSeconds,
-        provider_env_file: str,
-        codex: nativeRuntime(),
-        claude: nativeRuntime(),
-        qoder: nativeRuntime(),
-        proxy: table({}, { enabled: bool, url: str, no_proxy: strList(BOUNDS.maxNoProxyEntries, "host strings") }),
-        acp_profiles: listOf(acpProfile(), BOUNDS.maxAcpProfiles, `a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
-      },
-    ),
+  agent: () => table({}, agentFields()),
 };
+
+/**
+ * The keys a table at `path` declares, for "did you mean" on an unknown key (the error path only:
+ * building these lists costs what building the schema does). Array indexes are any number.
+ */
+function declaredKeys(path: KeyPath): string[] {
+  const shape = path.map((p) => (typeof p === "number" ? "#" : p)).join(".");
+  const keys = (o: object) => Object.keys(o);
+  switch (shape) {
+    case "":
+      return ["workdirs", ...Object.keys(SECTIONS)];
+    case "server":
+      return keys(serverFields());
+    case "limits":
+      return keys(limitFields());
+    case "defaults":
+      return keys(policyFields);
+    case "workdirs.#":
+      return [...keys(workdirRequired()), ...keys(workdirOptional())];
+    case "agent":
+      return keys(agentFields());
+    case "agent.codex":
+    case "agent.claude":
+    case "agent.qoder":
+      return keys(nativeRuntimeFields());
+    case "agent.proxy":
+      return keys(proxyFields());
+    case "agent.acp_profiles.#":
+      return [...keys(acpRequired()), ...keys(acpOptional())];
+    default:
+      return [];
+  }
+}
 
 const builtSections = new Map<string, Node>();
 const documents = new Map<string, Node>();
@@ -313,7 +336,10 @@ export function checkRawDocument(raw: unknown): { ok: true; doc: RawDocument } |
   for (const err of out) {
     const path = err.path.map((p) => (typeof p === "number" ? p : String(p)));
     let reason: string;
-    if (err.code === "predicate" && err.expected === "removed") reason = "unknown key";
+    if (err.code === "predicate" && err.expected === "removed") {
+      const name = path.at(-1);
+      reason = `unknown key${typeof name === "string" ? didYouMeanKey(name, declaredKeys(path.slice(0, -1))) : ""}`;
+    }
     else if (err.code === "required") reason = `missing (expected ${err.expected})`;
     else reason = `expected ${err.expected}, got ${describeActual(valueAt(raw, path))}`;
     problems.push({ path, reason });

@@ -17,6 +17,7 @@ import { recoveryGuardChecks } from "./checks/recovery-guards.ts";
 import { stateDatabaseCheck } from "./checks/state-database.ts";
 import { stateDirChecks } from "./checks/state-dir.ts";
 import { platformText, versionChecks } from "./checks/version.ts";
+import { overlapChecks } from "./checks/workdir-overlap.ts";
 import { caseCheck, filesystemCheck, listingCheck, rootCheck, writeCheck } from "./checks/workdir.ts";
 import { DoctorContext, type DoctorOptions } from "./context.ts";
 import { fail, ok, summarize, type CheckResult, type DoctorReport } from "./types.ts";
@@ -36,15 +37,27 @@ function finish(checks: CheckResult[], exitCode?: number): DoctorOutcome {
   return { report, exitCode: exitCode ?? (summary.fail > 0 ? EXIT_FAIL : EXIT_CLEAN) };
 }
 
+const KEY_HINT = "fix the named key and run doctor again (render-config and serve validate the same way)";
+const FILE_HINT = "correct the file where the message says and run doctor again";
+
+/**
+ * One FAIL per problem. A problem that names its own fix (`...; fix: make it readable by this
+ * user`) keeps it as the hint; one about a key says to fix that key; one about the file itself
+ * (its syntax, its encoding) is not about any key, so the hint does not pretend it is.
+ */
 function configFailures(err: unknown): CheckResult[] {
-  const hint = "fix the named key and run doctor again (render-config and serve validate the same way)";
   if (err instanceof ServerfsError && err.code === "CONFIGURATION_ERROR") {
     const problems = Array.isArray(err.details?.problems) ? (err.details.problems as unknown[]).filter((p): p is string => typeof p === "string") : [];
+    const keyed = Array.isArray(err.details?.keyed) ? (err.details.keyed as unknown[]) : [];
     const lines = problems.length > 0 ? problems : [err.message];
-    return lines.map((line) => fail("config", "config", `CONFIGURATION_ERROR: ${line}`, hint));
+    return lines.map((line, i) => {
+      const at = line.lastIndexOf("; fix: ");
+      if (at >= 0) return fail("config", "config", `CONFIGURATION_ERROR: ${line.slice(0, at)}`, line.slice(at + "; fix: ".length));
+      return fail("config", "config", `CONFIGURATION_ERROR: ${line}`, keyed[i] === false ? FILE_HINT : KEY_HINT);
+    });
   }
   const code = err instanceof ServerfsError ? err.code : "INTERNAL_ERROR";
-  return [fail("config", "config", `${code}: the configuration could not be loaded`, hint)];
+  return [fail("config", "config", `${code}: the configuration could not be loaded`, FILE_HINT)];
 }
 
 export async function runDoctor(input: LoadInput, options: DoctorOptions): Promise<DoctorOutcome> {
@@ -82,6 +95,7 @@ export async function runDoctor(input: LoadInput, options: DoctorOptions): Promi
     }
     files?.close();
     files = null;
+    checks.push(...overlapChecks(registry, loaded.keyName));
 
     if (!registry.agent.enabled) {
       checks.push(ok("agent", "agent bridge", "disabled ([agent] enabled = false): no state, Bridge, runtime or proxy checks"));

@@ -186,7 +186,10 @@ describe("Bridge down", () => {
     try {
       const r = (await down.client.callTool({ name: "get_agent_task", arguments: { task_id: "agt_000000000000000000000000" } })) as CallToolResult;
       expect(code(r)).toBe("AGENT_BRIDGE_UNAVAILABLE");
-      expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^AGENT_BRIDGE_UNAVAILABLE: /);
+      // The next step, without a host path: an MCP caller learns the command, never the config's location.
+      expect((r.content as Array<{ text: string }>)[0]!.text).toBe(
+        "AGENT_BRIDGE_UNAVAILABLE: Agent Bridge is not reachable; fix: start the Bridge: serverfs bridge --config FILE, or serverfs service start when its service is installed",
+      );
       const l = (await down.client.callTool({ name: "list_workdirs", arguments: {} })) as CallToolResult;
       expect(l.isError).toBeFalsy();
     } finally {

@@ -97,7 +97,10 @@ test("cancel, and a coded one-line error when the Bridge is down", async () => {
   );
   const down = await cli("list", "--config", other);
   expect(down.code).toBe(1);
-  expect(down.err.trim()).toBe("serverfs: tasks: AGENT_BRIDGE_UNAVAILABLE: Agent Bridge is not reachable");
+  // The command line names the operator's own config file in the fix.
+  expect(down.err.trim()).toBe(
+    `serverfs: tasks: AGENT_BRIDGE_UNAVAILABLE: Agent Bridge is not reachable; fix: start the Bridge: serverfs bridge --config ${other}, or serverfs service start when its service is installed`,
+  );
   expect((await cli("frobnicate", "--config", other)).code).toBe(2);
   cleanup(dir);
 });

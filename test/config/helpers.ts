@@ -72,7 +72,8 @@ export async function problems(input: LoadInput): Promise<string[]> {
 export async function expectProblem(input: LoadInput & { file: string }, key: string, reason?: string): Promise<string> {
   const list = await problems(input);
   const prefix = key === "" ? `${input.file}: ` : `${input.file}: ${key}: `;
-  const hit = list.find((p) => p.startsWith(prefix) && (key !== "" || !p.slice(prefix.length).includes(": ")));
+  // A file-level problem has no key before its reason; the "; fix: ..." it may end with is not a key.
+  const hit = list.find((p) => p.startsWith(prefix) && (key !== "" || !p.slice(prefix.length).split("; fix: ")[0]!.includes(": ")));
   if (!hit) throw new Error(`no problem for key '${key}' in:\n${list.join("\n")}`);
   if (reason !== undefined) expect(hit).toContain(reason);
   return hit;

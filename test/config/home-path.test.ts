@@ -123,7 +123,7 @@ describe("path flags through the real CLI (HOME is a temp directory)", () => {
     const h = home();
     const r = runCli(["render-config", "--config", "~/missing.toml"], { cwd: tempDir(), env: h.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`serverfs: render-config: CONFIGURATION_ERROR: ${path.join(h.dir, "missing.toml")}: not found\n`);
+    expect(r.stderr).toBe(`serverfs: render-config: CONFIGURATION_ERROR: ${path.join(h.dir, "missing.toml")}: not found; fix: check the path, or write a starter file with serverfs init\n`);
   });
 
   test("--config ~name/x is not expanded: it is a relative file name", () => {

@@ -158,7 +158,7 @@ describe("serverfs.toml: strict types and keys", () => {
   test("missing file, directory, invalid TOML and invalid UTF-8 are file-level problems", async () => {
     const dir = tempDir();
     const missing = path.join(dir, "nope.toml");
-    await expectProblem({ configFile: missing, file: missing }, "", "not found");
+    await expectProblem({ configFile: missing, file: missing }, "", "not found; fix: check the path, or write a starter file with serverfs init");
     await expectProblem({ configFile: dir, file: dir }, "", "directory");
     const bad = toml(`[[workdirs]]\nalias = "a\npath = "/a"\n`);
     const hit = await expectProblem(bad, "", "invalid TOML at line 2");

@@ -17,6 +17,18 @@ import { makeDeployment, runDoctor, startBridge, treeSnapshot, type Deployment }
 import { cleanupTempDirs } from "../support/temp.ts";
 
 // Every deployment and temp dir is a test/support temp dir: removed here, or at exit at the latest.
+/**
+ * A HOME of the test's own for a doctor run, so whether a Bridge service is installed (what the
+ * start and restart hints depend on) is the test's doing, not the machine's. `installed` writes
+ * the file `serverfs service install` writes on Linux (the systemd user unit).
+ */
+function privateHome(d: { root: string }, installed = false): Record<string, string> {
+  const home = path.join(d.root, installed ? "home-with-service" : "home");
+  fs.mkdirSync(path.join(home, ".config/systemd/user"), { recursive: true });
+  if (installed) fs.writeFileSync(path.join(home, ".config/systemd/user/serverfs-bridge.service"), "[Unit]\n");
+  return { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+}
+
 afterAll(cleanupTempDirs);
 
 const deployment = makeDeployment;
@@ -114,13 +126,26 @@ describe("healthy deployment", () => {
 });
 
 describe("Bridge down and stale socket", () => {
-  test("Bridge never started with the agent enabled: FAIL with how to start it", async () => {
+  test("Bridge never started with the agent enabled: FAIL with how to start it (service start only when a service is installed)", async () => {
     const d = deployment();
-    const r = await runDoctor(d);
+    const r = await runDoctor(d, [], privateHome(d));
     expect(r.code).toBe(1);
-    expect(r.line("bridge")).toMatch(/^bridge: FAIL -- not running \(no socket at .*\); fix: start the Bridge: serverfs service start/);
+    expect(r.line("bridge")).toBe(
+      `bridge: FAIL -- not running (no socket at ${d.socketPath}); fix: start the Bridge: serverfs bridge --config ${d.config} in a terminal, ` +
+        `or install it as a service: serverfs service install --config ${d.config} (no service is installed); agent tools answer AGENT_BRIDGE_UNAVAILABLE until then`,
+    );
+    expect(r.line("state database")).toBe(
+      `state database: WARN -- no database yet (the Bridge has not run with this state directory); note: start the Bridge once: serverfs bridge --config ${d.config} in a terminal, ` +
+        `or install it as a service: serverfs service install --config ${d.config} (no service is installed)`,
+    );
     expect(r.stdout).toContain("summary: 1 FAIL, 2 WARN");
-  });
+    if (process.platform === "linux") {
+      const installed = await runDoctor(d, [], privateHome(d, true));
+      expect(installed.line("bridge")).toBe(
+        `bridge: FAIL -- not running (no socket at ${d.socketPath}); fix: start the Bridge: serverfs service start (its systemd --user service is installed); agent tools answer AGENT_BRIDGE_UNAVAILABLE until then`,
+      );
+    }
+  }, 30_000);
 
   test("the socket path holds a regular file, or a socket owned by another uid: FAIL, and doctor does not connect to it", async () => {
     const d = deployment();
@@ -164,12 +189,12 @@ describe("Bridge down and stale socket", () => {
       expect(fs.existsSync(guardFile)).toBe(true);
       expect(fs.lstatSync(d.socketPath).isSocket()).toBe(true);
       const before = treeSnapshot(d.stateDir);
-      const r = await runDoctor(d);
+      const r = await runDoctor(d, [], privateHome(d));
       expect(r.code).toBe(1);
       expect(r.line("bridge")).toMatch(/^bridge: FAIL -- stale socket: .* exists but refuses connections .*; fix: start the Bridge.*replaces a stale socket/);
       const guard = r.line("workdir repo recovery guard");
       expect(guard).toContain(`FAIL -- WORKDIR_RECOVERY_REQUIRED: task ${taskId} (fake, running) may still have a live provider; writes to repo are blocked`);
-      expect(guard).toContain("fix: start the Bridge (serverfs service start): at start it stops every leftover process of the task");
+      expect(guard).toContain(`fix: start the Bridge (serverfs bridge --config ${d.config} in a terminal, or install it as a service: serverfs service install --config ${d.config} (no service is installed)): at start it stops every leftover process of the task`);
       expect(guard).toContain(`SERVERFS_RUN_ID=run_${taskId.slice(4)}`);
       expect(guard).toContain("Never delete the guard by hand");
       const json = JSON.parse((await runDoctor(d, ["--json"])).stdout) as { checks: Array<Record<string, string>> };
@@ -233,10 +258,10 @@ describe("recovery guards with the Bridge up", () => {
         native_session_id: null,
         native_turn_id: null,
       });
-      const again = await runDoctor(d);
+      const again = await runDoctor(d, [], privateHome(d));
       const line = again.line("workdir other recovery guard");
       expect(line).toContain(`FAIL -- WORKDIR_RECOVERY_REQUIRED: task ${done} (fake, succeeded) may still have a live provider`);
-      expect(line).toContain("fix: restart the Bridge (serverfs service stop, then start)");
+      expect(line).toContain(`fix: restart the Bridge (stop the running serverfs bridge (SIGTERM or Ctrl-C), then serverfs bridge --config ${d.config} again (no service is installed)): at start`);
     } finally {
       await b.stop();
     }
@@ -294,11 +319,13 @@ describe("Bridge version", () => {
       // up once it answers on its socket (a socket file alone may not be listening yet)
       const probe = new RawBridgeClient({ path: other.socketPath }, 5_000);
       await eventually(() => probe.call("bridge.status", {}).then(() => true, () => false), 25);
-      const r = await runDoctor(other);
+      const r = await runDoctor(other, [], privateHome(other, process.platform === "linux"));
       expect(r.code).toBe(1);
-      expect(r.line("bridge version")).toBe(
-        `bridge version: FAIL -- the Bridge runs serverfs 0.0.0-older, this binary is ${pkg.version}; fix: restart the Bridge so it runs this version (serverfs service stop, then start)`,
-      );
+      if (process.platform === "linux") {
+        expect(r.line("bridge version")).toBe(
+          `bridge version: FAIL -- the Bridge runs serverfs 0.0.0-older, this binary is ${pkg.version}; fix: restart the Bridge so it runs this version: serverfs service stop, then serverfs service start`,
+        );
+      }
     } finally {
       proc.kill("SIGTERM");
       await proc.exited;

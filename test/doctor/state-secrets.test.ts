@@ -181,7 +181,7 @@ describe("configuration problems", () => {
     const missing = { ...d, config: path.join(d.root, "nope.toml") };
     const r = await runDoctor(missing);
     expect(r.code).toBe(2);
-    expect(r.line("config")).toBe(`config: FAIL -- CONFIGURATION_ERROR: ${missing.config}: not found; fix: fix the named key and run doctor again (render-config and serve validate the same way)`);
+    expect(r.line("config")).toBe(`config: FAIL -- CONFIGURATION_ERROR: ${missing.config}: not found; fix: check the path, or write a starter file with serverfs init`);
     const j = await runDoctor(missing, ["--json"]);
     expect(j.code).toBe(2);
     const doc = JSON.parse(j.stdout) as { checks: Array<{ id: string; status: string }>; summary: unknown };

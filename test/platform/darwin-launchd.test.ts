@@ -198,13 +198,13 @@ describe("start", () => {
     expect(s.launchd.calls.some((c) => c[0] === "bootstrap" || c[0] === "kickstart")).toBe(false);
   });
 
-  test("a failing bootstrap names the step and its code (SERVICE_MANAGER_FAILED)", () => {
+  test("a failing bootstrap names the step, its code and launchctl's reason (SERVICE_MANAGER_FAILED)", () => {
     const s = setup(true);
     s.command().install(DEF);
     s.launchd.reboot();
     s.launchd.gui = false; // the recorded gui/<uid> is gone: bootstrap answers 125
     expect(() => s.command().start()).toThrow(
-      expect.objectContaining({ code: "SERVICE_MANAGER_FAILED", message: `'launchctl bootstrap ${GUI}' failed with exit code 125` }),
+      expect.objectContaining({ code: "SERVICE_MANAGER_FAILED", message: `'launchctl bootstrap ${GUI}' failed with exit code 125: Bootstrap failed: 125: Domain does not support specified action` }),
     );
   });
 });
@@ -296,7 +296,7 @@ describe("uninstall", () => {
     s.command().install(DEF);
     const stuck = (args: string[]): CommandResult => (args[0] === "bootout" ? { found: true, code: 37, stdout: "", stderr: "Boot-out failed: 37: Operation already in progress\n" } : s.launchd.run(args));
     const manager = createLaunchdManager(s.host, { launchctl: stuck, sleep: () => {} });
-    expect(() => manager.uninstall()).toThrow(expect.objectContaining({ code: "SERVICE_MANAGER_FAILED", message: `'launchctl bootout ${USER}' failed with exit code 37` }));
+    expect(() => manager.uninstall()).toThrow(expect.objectContaining({ code: "SERVICE_MANAGER_FAILED", message: `'launchctl bootout ${USER}' failed with exit code 37: Boot-out failed: 37: Operation already in progress` }));
     expect(existsSync(s.plist)).toBe(true);
     expect(readFileSync(s.record, "utf8")).toBe(`${USER}\n`);
   });

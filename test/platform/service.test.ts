@@ -104,11 +104,11 @@ function deployment(name: string) {
 }
 
 /** A recording stand-in for systemctl: appends its argv to a log and exits with `code`. */
-function fakeSystemctl(dir: string, code = 0, stdout = ""): { bin: string; log: string } {
+function fakeSystemctl(dir: string, code = 0, stdout = "", stderr = ""): { bin: string; log: string } {
   const bin = join(dir, "bin");
   mkdirSync(bin, { recursive: true });
   const log = join(dir, "systemctl.log");
-  writeFileSync(join(bin, "systemctl"), `#!/bin/sh\necho "$*" >> '${log}'\nprintf '%s' '${stdout}'\nexit ${code}\n`);
+  writeFileSync(join(bin, "systemctl"), `#!/bin/sh\necho "$*" >> '${log}'\nprintf '%s' '${stdout}'\nprintf '%s' '${stderr}' >&2\nexit ${code}\n`);
   chmodSync(join(bin, "systemctl"), 0o755);
   return { bin, log };
 }
@@ -176,12 +176,36 @@ describe.skipIf(process.platform !== "linux")("serverfs service (Linux, real CLI
     ]);
   });
 
-  test("a failing manager step is SERVICE_MANAGER_FAILED, naming the step but not forwarding its output", async () => {
+  test("a failing manager step is SERVICE_MANAGER_FAILED with the manager's reason: its first stderr line, credentials redacted", async () => {
     const d = deployment("failing");
-    const fake = fakeSystemctl(d.dir, 5);
+    const unit = join(d.home, ".config/systemd/user/serverfs-bridge.service");
+    mkdirSync(join(unit, ".."), { recursive: true });
+    writeFileSync(unit, "[Unit]\n");
+    const said = "Failed to start serverfs-bridge.service: Unit is masked (proxy http://me:hunter2@proxy:3128, password=hunter2).\nsecond line\n";
+    const fake = fakeSystemctl(d.dir, 5, "", said);
     const r = await runCli(["start"], { PATH: `${fake.bin}:/usr/bin:/bin`, HOME: d.home });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("serverfs: service: SERVICE_MANAGER_FAILED: 'systemctl --user start' failed with exit code 5\n");
+    expect(r.stderr).toBe(
+      "serverfs: service: SERVICE_MANAGER_FAILED: 'systemctl --user start' failed with exit code 5: " +
+        "Failed to start serverfs-bridge.service: Unit is masked (proxy http://<redacted>@proxy:3128, password=<redacted>\n",
+    );
+    // A manager that says nothing: the step and its code.
+    const quiet = fakeSystemctl(join(d.dir, "quiet"), 5);
+    const q = await runCli(["stop"], { PATH: `${quiet.bin}:/usr/bin:/bin`, HOME: d.home });
+    expect(q.stderr).toBe("serverfs: service: SERVICE_MANAGER_FAILED: 'systemctl --user stop' failed with exit code 5\n");
+  });
+
+  test("start with no service installed: SERVICE_MANAGER_FAILED naming the install and the by-hand commands; the manager is not asked", async () => {
+    const d = deployment("uninstalled");
+    const fake = fakeSystemctl(d.dir, 5);
+    const unit = join(d.home, ".config/systemd/user/serverfs-bridge.service");
+    const r = await runCli(["start", "--config", d.config], { PATH: `${fake.bin}:/usr/bin:/bin`, HOME: d.home });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `serverfs: service: SERVICE_MANAGER_FAILED: no Bridge service is installed (systemd --user: ${unit} does not exist); ` +
+        `fix: serverfs service install --config ${d.config}, or run serverfs bridge --config ${d.config} by hand\n`,
+    );
+    expect(existsSync(fake.log)).toBe(false);
   });
 
   test("status asks the Bridge itself: 3 when nothing answers, 0 when runtime.list answers", async () => {

@@ -17,6 +17,7 @@ import {
 import type { BridgeMethod, Params, Result } from "../rpc/methods.ts";
 import { connectLocal } from "../../../platform/local-stream.ts";
 import type { LocalStream } from "../../../platform/types.ts";
+import { bridgeStartHint } from "./start-hint.ts";
 
 /** Every pipe instance was taken at that moment; the Bridge adds one per client it takes. */
 const BUSY_RETRY_MS = 20;
@@ -53,6 +54,8 @@ export interface BridgeEndpoint {
    * peer uid and the private socket directory authenticate instead).
    */
   pipeToken?: string | (() => string) | null;
+  /** The next step an unreachable Bridge's error names (./start-hint.ts); default: its MCP-safe form. */
+  startHint?: string;
 }
 
 export interface CallOptions {
@@ -130,13 +133,11 @@ export class RawBridgeClient {
         if (err) reject(err);
         else resolve(value!);
       };
+      const unreachable = (what: string) => new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", `${what}; fix: ${this.endpoint.startHint ?? bridgeStartHint()}`);
       const timer = setTimeout(
         () =>
           finish(
-            new ServerfsError(
-              "AGENT_BRIDGE_UNAVAILABLE",
-              stream !== null ? "Agent Bridge did not answer in time" : "Agent Bridge is not reachable",
-            ),
+            stream !== null ? new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge did not answer in time") : unreachable("Agent Bridge is not reachable"),
           ),
         timeoutMs,
       );
@@ -178,7 +179,7 @@ export class RawBridgeClient {
       };
       const onClose = () => {
         if (handshake !== null && !handshake.answered) {
-          return finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge closed the connection before the handshake"));
+          return finish(unreachable("Agent Bridge closed the connection before the handshake"));
         }
         if (handshake !== null) return finish(notAuthentic("closed the connection without proving it is the Bridge"));
         finish(new ServerfsError("AGENT_BRIDGE_PROTOCOL_ERROR", "Bridge closed the connection without a reply"));
@@ -201,9 +202,9 @@ export class RawBridgeClient {
           (result) => {
             if (typeof result !== "string") return opened(result);
             if (result === "busy" && !settled) return void setTimeout(open, BUSY_RETRY_MS);
-            finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable"));
+            finish(unreachable("Agent Bridge is not reachable"));
           },
-          () => finish(new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable")),
+          () => finish(unreachable("Agent Bridge is not reachable")),
         );
       };
       open();

@@ -9,12 +9,15 @@ import { readBridgeTokenIfPresent } from "../../../platform/token.ts";
 import { ServerfsError } from "../../errors.ts";
 import { osKindOf, PLATFORM_NAME } from "../../../platform/os.ts";
 import { BridgeClient, DEFAULT_TIMEOUT_MS } from "./client.ts";
+import { bridgeStartHint } from "./start-hint.ts";
 
 export interface ConnectOptions {
   /** Per-call timeout; default: the deployment's `bridge_timeout_seconds`. */
   timeoutMs?: number;
   /** Platform override for tests. */
   platform?: NodeJS.Platform;
+  /** The operator's config file, named in the start hint on the command line (never in MCP answers). */
+  configFile?: string;
 }
 
 /** `registry` may be just `{server: {state_dir}}` (the default deployment); then give timeoutMs. */
@@ -25,7 +28,8 @@ export function bridgeClientFor(
   const paths = deploymentPaths(registry);
   const timeoutMs =
     options.timeoutMs ?? ("agent" in registry ? registry.agent.bridge_timeout_seconds * 1000 : DEFAULT_TIMEOUT_MS);
-  return new BridgeClient({ path: paths.socketPath, pipeToken: pipeTokenFor(paths.stateDir, options.platform) }, timeoutMs);
+  const startHint = bridgeStartHint(options.configFile ?? null);
+  return new BridgeClient({ path: paths.socketPath, pipeToken: pipeTokenFor(paths.stateDir, startHint, options.platform), startHint }, timeoutMs);
 }
 
 /**
@@ -34,11 +38,11 @@ export function bridgeClientFor(
  * AGENT_BRIDGE_UNAVAILABLE. An unsafe or malformed one is refused with its own code
  * (STATE_DIRECTORY_UNSAFE, BRIDGE_IDENTITY_UNAVAILABLE) and nothing is sent anywhere.
  */
-function pipeTokenFor(stateDir: string, platform: NodeJS.Platform = PLATFORM_NAME): (() => string) | null {
+function pipeTokenFor(stateDir: string, startHint: string, platform: NodeJS.Platform = PLATFORM_NAME): (() => string) | null {
   if (osKindOf(platform) !== "windows") return null;
   return () => {
     const token = readBridgeTokenIfPresent(stateDir);
-    if (token === null) throw new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", "Agent Bridge is not reachable (it has not created its token yet)");
+    if (token === null) throw new ServerfsError("AGENT_BRIDGE_UNAVAILABLE", `Agent Bridge is not reachable (it has not created its token yet); fix: ${startHint}`);
     return token;
   };
 }

@@ -13,9 +13,9 @@ import type { Result } from "../../bridge/rpc/methods.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 import { IS_LINUX, IS_WINDOWS } from "../../../platform/os.ts";
+import { bridgeCommands } from "../bridge-commands.ts";
 
 const CONNECT_TIMEOUT_MS = 2000;
-const START_HINT = "start the Bridge: serverfs service start (or serverfs bridge --config FILE in a terminal)";
 
 async function connectProbe(socketPath: string): Promise<"live" | "refused" | "timeout" | "error"> {
   const probe = await probeSocket(socketPath, CONNECT_TIMEOUT_MS);
@@ -90,7 +90,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
     } catch (err) {
       if (errnoCode(err) === "ENOENT" || errnoCode(err) === "ENOTDIR") {
         ctx.bridge = { state: "down" };
-        return [fail("bridge.socket", "bridge", `not running (no socket at ${socketPath})`, `${START_HINT}; agent tools answer AGENT_BRIDGE_UNAVAILABLE until then`)];
+        return [fail("bridge.socket", "bridge", `not running (no socket at ${socketPath})`, `start the Bridge: ${bridgeCommands(ctx).start}; agent tools answer AGENT_BRIDGE_UNAVAILABLE until then`)];
       }
       ctx.bridge = { state: "unsafe" };
       return [fail("bridge.socket", "bridge", `${socketPath} cannot be inspected (${errnoCode(err) ?? "error"})`, "give the Bridge user access to its socket directory")];
@@ -118,13 +118,13 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
           "bridge.socket",
           "bridge",
           `stale socket: ${socketPath} exists but refuses connections (the Bridge that made it is gone)`,
-          `${START_HINT}; a starting Bridge replaces a stale socket of its own user by itself`,
+          `start the Bridge: ${bridgeCommands(ctx).start}; a starting Bridge replaces a stale socket of its own user by itself`,
         ),
       ];
     }
     if (probe !== "live") {
       ctx.bridge = { state: "unresponsive" };
-      return [fail("bridge.socket", "bridge", `the socket did not accept a connection (${probe})`, "restart the Bridge (serverfs service stop, then start)")];
+      return [fail("bridge.socket", "bridge", `the socket did not accept a connection (${probe})`, `restart the Bridge: ${bridgeCommands(ctx).restart}`)];
     }
     ownerText = `socket owned by uid ${st.uid}`;
   }
@@ -139,7 +139,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
     if (code === "PEER_NOT_AUTHORIZED") {
       return [fail("bridge.socket", "bridge", "the Bridge refused this user (PEER_NOT_AUTHORIZED)", "run doctor as the user the Bridge runs as")];
     }
-    return [fail("bridge.socket", "bridge", `connected, but bridge.status failed: ${code}`, "restart the Bridge (serverfs service stop, then start) and look at its log")];
+    return [fail("bridge.socket", "bridge", `connected, but bridge.status failed: ${code}`, `restart the Bridge (${bridgeCommands(ctx).restart}) and look at its log`)];
   }
   const version = typeof status.version === "string" ? status.version.slice(0, 64) : null;
   const pid = typeof status.pid === "number" && Number.isInteger(status.pid) ? status.pid : null;
@@ -163,7 +163,7 @@ export async function bridgeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
         "bridge.version",
         "bridge version",
         `the Bridge runs serverfs ${version ?? "(unknown)"}, this binary is ${VERSION}`,
-        "restart the Bridge so it runs this version (serverfs service stop, then start)",
+        `restart the Bridge so it runs this version: ${bridgeCommands(ctx).restart}`,
       ),
     );
   }

@@ -5,6 +5,7 @@
 import { listGuards, readGuard, type GuardRecord } from "../../bridge/guard.ts";
 import { leaseFiles } from "../../bridge/deployment.ts";
 import { ServerfsError } from "../../errors.ts";
+import { bridgeCommands } from "../bridge-commands.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 import { IS_LINUX } from "../../../platform/os.ts";
@@ -62,7 +63,7 @@ async function judge(ctx: DoctorContext, alias: string, guardFile: string, recor
       id,
       label,
       `WORKDIR_RECOVERY_REQUIRED: guard of task ${record.task_id} (${record.runtime}); the task's state cannot be read; writes to ${alias} are blocked`,
-      `start the Bridge (serverfs service start): it stops leftover processes of the task and removes the guard once their stop is proved`,
+      `start the Bridge (${bridgeCommands(ctx).start}): it stops leftover processes of the task and removes the guard once their stop is proved`,
     );
   }
   if (bridgeUp && !TERMINAL.has(facts.status)) {
@@ -70,8 +71,8 @@ async function judge(ctx: DoctorContext, alias: string, guardFile: string, recor
   }
   const runId = record.run_id ?? facts.run_id;
   const how = bridgeUp
-    ? `restart the Bridge (serverfs service stop, then start): at start it stops every leftover process of the task and removes the guard only once their stop is proved. If the guard survives the restart, ${findProcessesHint(runId)}, then restart the Bridge again`
-    : `start the Bridge (serverfs service start): at start it stops every leftover process of the task and removes the guard only once their stop is proved. If the guard survives, ${findProcessesHint(runId)}, then restart the Bridge`;
+    ? `restart the Bridge (${bridgeCommands(ctx).restart}): at start it stops every leftover process of the task and removes the guard only once their stop is proved. If the guard survives the restart, ${findProcessesHint(runId)}, then restart the Bridge again`
+    : `start the Bridge (${bridgeCommands(ctx).start}): at start it stops every leftover process of the task and removes the guard only once their stop is proved. If the guard survives, ${findProcessesHint(runId)}, then restart the Bridge`;
   return fail(
     id,
     label,

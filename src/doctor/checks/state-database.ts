@@ -2,6 +2,7 @@
 // older serverfs is being run against a newer deployment: the Bridge refuses to start
 // (STATE_DATABASE_TOO_NEW), so that is a FAIL.
 import { SCHEMA_VERSION } from "../../bridge/store/migrations.ts";
+import { bridgeCommands } from "../bridge-commands.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 
@@ -11,7 +12,7 @@ const LABEL = "state database";
 export function stateDatabaseCheck(ctx: DoctorContext): CheckResult {
   const db = ctx.stateDatabase();
   if (db.kind === "absent") {
-    return warn(ID, LABEL, "no database yet (the Bridge has not run with this state directory)", "start the Bridge once (serverfs service start)");
+    return warn(ID, LABEL, "no database yet (the Bridge has not run with this state directory)", `start the Bridge once: ${bridgeCommands(ctx).start}`);
   }
   if (db.kind === "unreadable") {
     return fail(ID, LABEL, `${ctx.paths.dbPath} ${db.why}`, "stop the Bridge, move the database aside and start it again (task history is lost)");

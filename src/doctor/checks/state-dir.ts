@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { errnoCode } from "../../errors.ts";
 import { isWithin } from "../../../platform/paths.ts";
+import { bridgeCommands } from "../bridge-commands.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
 import { IS_WINDOWS } from "../../../platform/os.ts";
@@ -90,7 +91,7 @@ export function stateDirChecks(ctx: DoctorContext): CheckResult[] {
     st = fs.lstatSync(stateDir);
   } catch (err) {
     if (errnoCode(err) === "ENOENT") {
-      return [warn("state.dir", "state directory", `${stateDir} does not exist yet`, "start the Bridge once (serverfs service start); it creates the directory 0700")];
+      return [warn("state.dir", "state directory", `${stateDir} does not exist yet`, `start the Bridge once (${bridgeCommands(ctx).start}); it creates the directory 0700`)];
     }
     return [fail("state.dir", "state directory", `${stateDir} cannot be inspected (${errnoCode(err) ?? "error"})`, "give the Bridge user access to its state directory")];
   }
@@ -98,7 +99,7 @@ export function stateDirChecks(ctx: DoctorContext): CheckResult[] {
     return [warn("state.dir", "state directory", `${stateDir}: ownership and ACLs not measured on Windows`)];
   }
   if (!st.isDirectory() || st.isSymbolicLink()) {
-    return [fail("state.dir", "state directory", `${stateDir} is not a real directory`, "move it aside and let the Bridge recreate it (serverfs service start)")];
+    return [fail("state.dir", "state directory", `${stateDir} is not a real directory`, `move it aside and let the Bridge recreate it: ${bridgeCommands(ctx).start}`)];
   }
   const top = inspect(stateDir, st, ctx.uid);
   out.push(
