@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { rawServe, type RawReply } from "../support/raw-serve.ts";
-import { runCli } from "../support/proc.ts";
+import { CLI_ARGV, runCli } from "../support/proc.ts";
 
 const dirs: string[] = [];
 const spawned: { kill(signal?: number): void; exitCode: number | null }[] = [];
@@ -201,7 +201,7 @@ describe("serve and bridge from a .env configuration", () => {
       sb.dir,
       "WORKDIR_01_AGENT_MODE=workspace-write\nWORKDIR_01_AGENT_RUNTIMES=fake\nSERVERFS_AGENT_BRIDGE_ENABLED=true\nSERVERFS_AGENT_ENABLE_FAKE_RUNTIME=true\n",
     );
-    const bridge = Bun.spawn([process.execPath, path.resolve(import.meta.dir, "../../src/cli.ts"), "bridge", "--env-file", file], {
+    const bridge = Bun.spawn([...CLI_ARGV, "bridge", "--env-file", file], {
       cwd: sb.dir,
       env: sb.env,
       stdin: "ignore",

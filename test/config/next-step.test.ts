@@ -10,7 +10,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { BUN, CLI, runCli, type CliResult } from "../support/proc.ts";
+import { CLI_ARGV, runCli, type CliResult } from "../support/proc.ts";
 import { cleanupTempDirs, tempDir } from "../support/temp.ts";
 
 afterAll(cleanupTempDirs);
@@ -23,7 +23,7 @@ if (permSkip) console.warn(`next-step: unreadable-config case skipped: ${permSki
 
 /** The CLI as a user the file is not readable by. */
 function cliUnprivileged(args: string[]): CliResult {
-  const argv = canDrop ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BUN, CLI, ...args] : [BUN, CLI, ...args];
+  const argv = canDrop ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...CLI_ARGV, ...args] : [...CLI_ARGV, ...args];
   const p = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
   return { code: p.exitCode ?? -1, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }

@@ -17,7 +17,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { BUN, CLI, runCli, type CliResult } from "../support/proc.ts";
+import { CLI_ARGV, runCli, type CliResult } from "../support/proc.ts";
 import { cleanupTempDirs, tempDir } from "../support/temp.ts";
 
 afterAll(cleanupTempDirs);
@@ -75,7 +75,7 @@ if (fuseSkip) console.warn(`overlap: case-insensitive case skipped: ${fuseSkip}`
 /** `serverfs ARGS` inside a private mount namespace, after `setup` (a shell fragment) ran there. */
 function cliInNamespace(setup: string, args: string[], teardown = ""): CliResult {
   const script = `set -e\n${setup}\nset +e\n"$0" "$@"\nrc=$?\n${teardown}\nexit $rc\n`;
-  const proc = Bun.spawnSync(["unshare", "-m", "--propagation", "private", "sh", "-c", script, BUN, CLI, ...args], {
+  const proc = Bun.spawnSync(["unshare", "-m", "--propagation", "private", "sh", "-c", script, ...CLI_ARGV, ...args], {
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -1,7 +1,7 @@
 // A real `serverfs bridge` process (the real CLI) and a client on its socket, ready once it
 // answers bridge.status.
 import { BridgeClient } from "../../src/bridge/ipc/client.ts";
-import { BUN, CLI } from "./proc.ts";
+import { CLI_ARGV } from "./proc.ts";
 
 export interface BridgeProcess {
   proc: ReturnType<typeof Bun.spawn>;
@@ -20,7 +20,7 @@ export interface BridgeProcessOptions {
 }
 
 export async function spawnBridgeProcess(config: string, socketPath: string, opts: BridgeProcessOptions = {}): Promise<BridgeProcess> {
-  const proc = Bun.spawn([BUN, CLI, "bridge", "--config", config], {
+  const proc = Bun.spawn([...CLI_ARGV, "bridge", "--config", config], {
     stdout: "ignore",
     stderr: opts.stderr ?? "pipe",
     stdin: "ignore",

@@ -8,6 +8,11 @@ export const REPO = path.resolve(import.meta.dir, "../..");
 export const CLI = path.join(REPO, "src/cli.ts");
 export const BUN = process.execPath;
 export const isLinux = process.platform === "linux";
+/**
+ * How to start `serverfs`: from source, or the executable SERVERFS_TEST_CLI_BIN names (.ci/run's
+ * compiled-binary lane runs the command-line suites against dist/serverfs-linux-x64 this way).
+ */
+export const CLI_ARGV: readonly string[] = process.env.SERVERFS_TEST_CLI_BIN ? [path.resolve(REPO, process.env.SERVERFS_TEST_CLI_BIN)] : [BUN, CLI];
 
 export interface CliResult {
   code: number;
@@ -23,13 +28,13 @@ export interface CliOptions {
 
 /** `serverfs <args>` to completion, synchronously. */
 export function runCli(args: string[], opts: CliOptions = {}): CliResult {
-  const proc = Bun.spawnSync([BUN, CLI, ...args], { cwd: opts.cwd ?? REPO, env: opts.env ?? process.env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawnSync([...CLI_ARGV, ...args], { cwd: opts.cwd ?? REPO, env: opts.env ?? process.env, stdout: "pipe", stderr: "pipe" });
   return { code: proc.exitCode ?? -1, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
 }
 
 /** `serverfs <args>` to completion, without blocking the event loop (a Bridge may run in-process). */
 export async function runCliAsync(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  const proc = Bun.spawn([BUN, CLI, ...args], { ...(opts.cwd ? { cwd: opts.cwd } : {}), env: opts.env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...CLI_ARGV, ...args], { ...(opts.cwd ? { cwd: opts.cwd } : {}), env: opts.env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
