@@ -72,23 +72,34 @@ interface Case {
   seed: number;
 }
 
-function buildCase(seed: number, base: string): Case {
+/**
+ * `spell`: how a name or a pattern is written (the case-folding run gives some letters another
+ * case); names that differ only in case never meet in one directory there.
+ */
+function buildCase(seed: number, base: string, spell?: (text: string, r: () => number) => string): Case {
   const r = mulberry32(seed);
+  const write = spell ?? ((t: string) => t);
+  // Patterns are respelled less often than names, so most of them meet names in another case.
+  const writePatterns = (t: string, rr: () => number) => (spell && rr() < 0.3 ? spell(t, rr) : t);
+  // Names one directory may not hold together: equal ones, and with `spell` those equal but for case.
+  const same = (a: string, b: string) => (spell ? a.toLowerCase() === b.toLowerCase() : a === b);
   const root = path.join(base, `case-${seed.toString(16)}`);
   fs.mkdirSync(root);
   const dirs = [""];
   const grow = (rel: string, depth: number): void => {
     const files = 1 + Math.floor(r() * 4);
     for (let i = 0; i < files; i++) {
-      const f = path.join(root, rel, pick(r, NAMES));
-      if (!fs.existsSync(f)) fs.writeFileSync(f, "x");
+      const name = write(pick(r, NAMES), r);
+      const taken = fs.readdirSync(path.join(root, rel)).some((n) => same(n, name));
+      if (!taken) fs.writeFileSync(path.join(root, rel, name), "x");
     }
     if (depth >= 3) return;
     const subs = Math.floor(r() * (depth === 0 ? 4 : 3));
     for (let i = 0; i < subs; i++) {
-      const d = pick(r, DIRS);
+      const d = write(pick(r, DIRS), r);
       const child = rel === "" ? d : `${rel}/${d}`;
-      if (fs.existsSync(path.join(root, child)) && !fs.statSync(path.join(root, child)).isDirectory()) continue;
+      const clash = fs.readdirSync(path.join(root, rel)).find((n) => same(n, d));
+      if (clash !== undefined && (clash !== d || !fs.statSync(path.join(root, child)).isDirectory())) continue;
       fs.mkdirSync(path.join(root, child), { recursive: true });
       if (!dirs.includes(child)) dirs.push(child);
       grow(child, depth + 1);
@@ -96,17 +107,17 @@ function buildCase(seed: number, base: string): Case {
   };
   grow("", 0);
   for (const d of dirs) {
-    if (r() < (d === "" ? 0.9 : 0.45)) fs.writeFileSync(path.join(root, d, ".gitignore"), ignoreText(r, 1 + Math.floor(r() * 6)));
+    if (r() < (d === "" ? 0.9 : 0.45)) fs.writeFileSync(path.join(root, d, ".gitignore"), writePatterns(ignoreText(r, 1 + Math.floor(r() * 6)), r));
   }
   git(root, ["init", "-q"]);
-  if (r() < 0.35) fs.writeFileSync(path.join(root, ".git/info/exclude"), ignoreText(r, 1 + Math.floor(r() * 4)));
+  if (r() < 0.35) fs.writeFileSync(path.join(root, ".git/info/exclude"), writePatterns(ignoreText(r, 1 + Math.floor(r() * 4)), r));
   return { root, seed };
 }
 
 const emptyHome = tempDir("sfs-githome-");
 
-function git(cwd: string, args: string[]): Buffer {
-  const p = Bun.spawnSync([GIT as string, ...args], {
+function git(cwd: string, args: string[], config: string[] = []): Buffer {
+  const p = Bun.spawnSync([GIT as string, ...config, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: emptyHome, XDG_CONFIG_HOME: emptyHome, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" },
   });
@@ -115,8 +126,8 @@ function git(cwd: string, args: string[]): Buffer {
 }
 
 /** What git lists, narrowed to what serverfs can show: regular files, no hidden component. */
-function gitVisibleFiles(root: string): string[] {
-  const out = git(root, ["ls-files", "--others", "--exclude-standard", "-z"]).toString("utf8");
+function gitVisibleFiles(root: string, config: string[] = []): string[] {
+  const out = git(root, ["ls-files", "--others", "--exclude-standard", "-z"], config).toString("utf8");
   return out
     .split("\0")
     .filter((p) => p !== "")
@@ -182,5 +193,70 @@ describe.skipIf(GIT === null)("ignore files agree with git ls-files --others --e
     expect(compared).toBe(CASES);
     // the generator is not vacuous: most cases ignore something
     expect(ignoredSomething).toBeGreaterThan(CASES / 2);
+  }, 600_000);
+});
+
+// The same comparison on a filesystem that folds case, against git with core.ignorecase=true (what
+// `git init` sets on such a filesystem, and git's default on macOS and Windows): `Node_Modules/`
+// in a .gitignore then ignores `node_modules`, and `[A-C]*` takes `b.txt`. The workdir is a real
+// case-insensitive mount (the FUSE passthrough that folds case, test/fixtures/casefold/ci_fuse.py,
+// also used by casefold-mount.test.ts); git reads the same trees through their case-sensitive
+// backing directory, with the setting given on its command line. Names get random letters in the
+// other case, and so do some ignore files.
+const FUSE_FS = path.resolve(import.meta.dir, "../fixtures/casefold/ci_fuse.py");
+const PYTHON = "/usr/bin/python3";
+const FOLD_CASES = repetitions(40, 200);
+
+function foldWhyNot(): string | null {
+  if (GIT === null) return "git is not installed (.ci/run installs it)";
+  if (process.platform !== "linux") return "needs a Linux FUSE mount";
+  if (process.getuid?.() !== 0) return "needs root to mount";
+  if (!fs.existsSync("/dev/fuse")) return "no /dev/fuse";
+  if (Bun.spawnSync([PYTHON, "-c", "import fusepy"]).exitCode !== 0) return "python3-fusepy is not installed (.ci/run installs it)";
+  return null;
+}
+const foldSkip = foldWhyNot();
+
+/** Some ASCII letters of `text` in the other case (escapes and class names keep their meaning). */
+function mixCase(text: string, r: () => number): string {
+  let out = "";
+  for (const ch of text) out += /[a-z]/.test(ch) && r() < 0.5 ? ch.toUpperCase() : /[A-Z]/.test(ch) && r() < 0.5 ? ch.toLowerCase() : ch;
+  // `[:ALPHA:]` is no class name for git; keep the POSIX names lower-case
+  return out.replace(/\[:([A-Za-z]+):\]/g, (_m, name: string) => `[:${name.toLowerCase()}:]`);
+}
+
+describe.skipIf(foldSkip !== null)(`ignore files on a case-folding filesystem agree with git -c core.ignorecase=true${foldSkip ? ` (skipped: ${foldSkip})` : ""}`, () => {
+  const base = tempDir("sfs-ignore-fold-");
+  const backing = path.join(base, "backing");
+  const mount = path.join(base, "ci");
+  let fuse: ReturnType<typeof Bun.spawn> | null = null;
+  afterAll(async () => {
+    if (Bun.spawnSync(["umount", mount]).exitCode !== 0) Bun.spawnSync(["umount", "-l", mount]);
+    fuse?.kill();
+    await fuse?.exited;
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  test(`${FOLD_CASES} random trees with mixed-case names and patterns, seeds ${(BASE_SEED + 0x1000).toString(16)}+0..${FOLD_CASES - 1}`, async () => {
+    fs.mkdirSync(backing);
+    fs.mkdirSync(mount);
+    fuse = Bun.spawn([PYTHON, FUSE_FS, backing, mount], { stdout: "ignore", stderr: "pipe" });
+    // bounded by the test's timeout: how long a FUSE mount takes to appear is the machine's business
+    while (fs.statSync(mount).dev === fs.statSync(base).dev) await Bun.sleep(20);
+    let folded = 0;
+    for (let i = 0; i < FOLD_CASES; i++) {
+      const seed = BASE_SEED + 0x1000 + i;
+      const c = buildCase(seed, backing, mixCase);
+      const want = gitVisibleFiles(c.root, ["-c", "core.ignorecase=true"]);
+      const plain = gitVisibleFiles(c.root, ["-c", "core.ignorecase=false"]);
+      if (JSON.stringify(plain) !== JSON.stringify(want)) folded++;
+      const got = await serverfsFiles(path.join(mount, path.basename(c.root)));
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        throw new Error(`seed ${seed.toString(16)} differs from git -c core.ignorecase=true\n${describeCase(c.root)}\ngit:      ${JSON.stringify(want)}\nserverfs: ${JSON.stringify(got)}`);
+      }
+      fs.rmSync(c.root, { recursive: true, force: true });
+    }
+    // not vacuous: in many cases the setting changes what git ignores, and serverfs followed it
+    expect(folded).toBeGreaterThan(FOLD_CASES / 8);
   }, 600_000);
 });

@@ -7,7 +7,7 @@
 
 import { compileTokens, type GlobMatcher } from "../glob.ts";
 import type { IgnorePattern } from "./parse.ts";
-import { gitBytes, gitPatternTokens } from "./wildmatch.ts";
+import { asciiLower, gitBytes, gitPatternTokens } from "./wildmatch.ts";
 
 /** What a level says about an entry: IGNORE, INCLUDE (a `!` pattern matched) or UNDECIDED. */
 export const UNDECIDED = 0;
@@ -48,14 +48,21 @@ export class IgnoreRules {
   /** Some pattern is matched against the path (it held a `/`): the caller must build it. */
   readonly needsPath: boolean;
 
-  constructor(patterns: readonly IgnorePattern[]) {
+  /**
+   * `casefold`: match as git does with core.ignorecase (ASCII letters only), for a workdir whose
+   * filesystem folds case, where `Node_Modules` and `node_modules` are one name.
+   */
+  constructor(
+    patterns: readonly IgnorePattern[],
+    private readonly casefold = false,
+  ) {
     let needsPath = false;
     patterns.forEach((p, index) => {
       this.negate.push(p.negate);
       if (!p.basename) needsPath = true;
-      if (p.literal !== null) hit(p.basename ? this.names : this.paths, p.literal, index, p.dirOnly);
+      if (p.literal !== null) hit(p.basename ? this.names : this.paths, casefold ? asciiLower(p.literal) : p.literal, index, p.dirOnly);
       else {
-        const tokens = gitPatternTokens(p.body);
+        const tokens = gitPatternTokens(p.body, casefold);
         this.wild.push({ index, basename: p.basename, dirOnly: p.dirOnly, matcher: tokens === null ? null : compileTokens(tokens) });
       }
     });
@@ -71,9 +78,9 @@ export class IgnoreRules {
    * needsPath). Both as the filesystem spells them; converted to bytes here.
    */
   decide(name: string, sub: string, isDir: boolean): number {
-    const bName = gitBytes(name);
+    const bName = this.casefold ? asciiLower(gitBytes(name)) : gitBytes(name);
     let top = best(this.names.get(bName), isDir);
-    const bSub = this.needsPath ? gitBytes(sub) : "";
+    const bSub = this.needsPath ? (this.casefold ? asciiLower(gitBytes(sub)) : gitBytes(sub)) : "";
     if (this.needsPath) top = Math.max(top, best(this.paths.get(bSub), isDir));
     for (let k = this.wild.length - 1; k >= 0; k--) {
       const r = this.wild[k] as WildRule;

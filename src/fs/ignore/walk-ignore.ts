@@ -67,7 +67,7 @@ export class WalkIgnore {
   start(parts: readonly string[]): { level: IgnoreLevel | null; insideIgnored: boolean } {
     let level: IgnoreLevel | null = null;
     const exclude = this.readFile(this.rootFd, EXCLUDE_PARTS, EXCLUDE_PARTS.join("/"));
-    if (exclude !== null) level = { parent: null, base: "", rules: new IgnoreRules(exclude) };
+    if (exclude !== null) level = { parent: null, base: "", rules: new IgnoreRules(exclude, this.policy.caseInsensitive) };
     let insideIgnored = false;
     let rel = "";
     for (let k = 0; k < parts.length; k++) {
@@ -112,7 +112,7 @@ export class WalkIgnore {
       if (got !== null) patterns.push(...got);
     }
     if (patterns.length === 0) return parent;
-    return { parent, base: rel, rules: new IgnoreRules(patterns) };
+    return { parent, base: rel, rules: new IgnoreRules(patterns, this.policy.caseInsensitive) };
   }
 
   /** One ignore file's patterns; null when it does not exist or cannot be used at all. */

@@ -11,6 +11,29 @@ import { ALL, ANY, CLASS, DIRS, LIT, SLASH, STAR, type Token } from "../glob-nfa
 const BACKSLASH = 92;
 const STAR_CH = 42;
 
+/**
+ * ASCII letters lowered, as git's tolower does with core.ignorecase (its ctype is ASCII only, so
+ * `É` and every byte >= 128 stay as they are).
+ */
+export function asciiLower(s: string): string {
+  return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
+}
+
+/**
+ * A class's ranges under core.ignorecase, for a subject already lowered: git lowers an upper-case
+ * subject byte, then matches it if it, or its upper-case form, is in the class. The same set is
+ * the class plus the lower-case image of its A-Z part.
+ */
+function foldRanges(ranges: number[]): number[] {
+  const out = [...ranges];
+  for (let k = 0; k < ranges.length; k += 2) {
+    const a = Math.max(ranges[k] as number, 65);
+    const b = Math.min(ranges[k + 1] as number, 90);
+    if (a <= b) out.push(a + 32, b + 32);
+  }
+  return out;
+}
+
 /** A string as its UTF-8 bytes, one code unit per byte (ASCII strings are returned as they are). */
 export function gitBytes(s: string): string {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return Buffer.from(s, "utf8").toString("latin1");
@@ -105,8 +128,11 @@ function parseClass(q: number[], start: number): { tok: Token; next: number } | 
   return { tok: { k: CLASS, ranges: withoutSlash(ranges), negate, noSlash: true }, next: k + 1 };
 }
 
-/** The tokens of `pattern` (already in gitBytes form, leading `/` removed); null: it never matches. */
-export function gitPatternTokens(pattern: string): Token[] | null {
+/**
+ * The tokens of `pattern` (already in gitBytes form, leading `/` removed); null: it never matches.
+ * `casefold`: git's core.ignorecase (WM_CASEFOLD), for subjects passed through asciiLower.
+ */
+export function gitPatternTokens(pattern: string, casefold = false): Token[] | null {
   const q: number[] = [];
   for (let i = 0; i < pattern.length; i++) q.push(pattern.charCodeAt(i));
   const n = q.length;
@@ -144,20 +170,25 @@ export function gitPatternTokens(pattern: string): Token[] | null {
     if (c === 91 /* [ */) {
       const cls = parseClass(q, i + 1);
       if (cls === null) return null;
-      out.push(cls.tok);
+      if (casefold && cls.tok.k === CLASS && cls.tok.ranges !== undefined) out.push({ ...cls.tok, ranges: foldRanges(cls.tok.ranges) });
+      else out.push(cls.tok);
       i = cls.next;
       continue;
     }
     if (c === BACKSLASH) {
       if (i + 1 >= n) return null;
-      out.push({ k: LIT, c: q[i + 1] as number });
+      out.push({ k: LIT, c: lit(q[i + 1] as number, casefold) });
       i += 2;
       continue;
     }
-    out.push({ k: LIT, c });
+    out.push({ k: LIT, c: lit(c, casefold) });
     i++;
   }
   return out;
+}
+
+function lit(c: number, casefold: boolean): number {
+  return casefold && c >= 65 && c <= 90 ? c + 32 : c;
 }
 
 /** The literal a pattern stands for when it holds no wildcard and no escape (git's no_wildcard), else null. */
