@@ -5,6 +5,8 @@
 //   search_text (a query that matches nothing, so both read every file they keep)  vs `rg -F`
 //   find_files (a pattern that matches nothing, so the walk is whole)              vs `rg --files`
 //   both again with include_ignored: true                                          vs `rg --no-ignore`
+//   both on the same tree without node_modules at all (a second serve), for the cost of the
+//   ignored directory itself: the target is at most 1.1x
 // It prints the medians, the ratios, the ignored counts, CPU per call, and the machine.
 //
 // usage: bun build/compile.ts linux-x64 && bun bench/fs/ignore.ts [runs]
@@ -25,8 +27,11 @@ function line(i: number): string {
   return `export function f${i}(a: number, b: number): number { return a * ${i} + b; } // source line\n`;
 }
 
-/** src/ with SOURCE_FILES files in 10-file directories, node_modules/ with MODULE_FILES in 100-file packages. */
-function generate(root: string): void {
+/**
+ * src/ with SOURCE_FILES files in 10-file directories, node_modules/ with MODULE_FILES in 100-file
+ * packages (left out with `modules: false`: the same tree without them).
+ */
+function generate(root: string, modules = true): void {
   fs.mkdirSync(root, { recursive: true });
   fs.writeFileSync(path.join(root, ".gitignore"), "node_modules/\n*.log\ndist/\n");
   fs.writeFileSync(path.join(root, "package.json"), '{"name":"bench"}\n');
@@ -37,7 +42,7 @@ function generate(root: string): void {
     fs.writeFileSync(path.join(dir, `f${i}.ts`), body);
   }
   const small = Array.from({ length: 8 }, (_, i) => line(i)).join("");
-  for (let i = 0; i < MODULE_FILES; i++) {
+  for (let i = 0; i < (modules ? MODULE_FILES : 0); i++) {
     const dir = path.join(root, "node_modules", `pkg${Math.floor(i / 100)}`, i % 2 === 0 ? "lib" : "dist");
     if (i % 100 < 2) fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `m${i}.js`), small);
@@ -52,10 +57,10 @@ interface Series {
 }
 const series = (): Series => ({ ms: [], cpu: [] });
 
-async function ours(s: ServeSession, tool: string, args: Record<string, unknown>, into: Series): Promise<{ ignored: number }> {
+async function ours(s: ServeSession, tool: string, args: Record<string, unknown>, into: Series, workdir = "bench"): Promise<{ ignored: number }> {
   const c0 = cpuNs(s.pid);
   const t0 = performance.now();
-  const r = await s.call(tool, { workdir: "bench", limit: 100, ...args });
+  const r = await s.call(tool, { workdir, limit: 100, ...args });
   into.ms.push(performance.now() - t0);
   into.cpu.push((cpuNs(s.pid) - c0) / 1e6);
   const out = r.structuredContent as { returned: number; truncated: boolean; ignored: number } | undefined;
@@ -90,6 +95,12 @@ async function main(): Promise<void> {
   console.log(Bun.spawnSync([rg, "--version"]).stdout.toString().split("\n")[0]);
   const toml = writeServeConfig(base, "bench", root, { search_timeout_seconds: 300 });
   const s = await openServe(BIN, toml, base, "ignore-bench");
+  // The same repository without node_modules, served by a serve of its own.
+  const bareBase = path.join(base, "bare-serve");
+  fs.mkdirSync(bareBase);
+  const bareRoot = path.join(base, "bare");
+  generate(bareRoot, false);
+  const bare = await openServe(BIN, writeServeConfig(bareBase, "bench", bareRoot, { search_timeout_seconds: 300 }), bareBase, "ignore-bench-bare");
   const r = {
     search: series(),
     rgSearch: series(),
@@ -99,10 +110,13 @@ async function main(): Promise<void> {
     rgSearchAll: series(),
     findAll: series(),
     rgFilesAll: series(),
+    bareSearch: series(),
+    bareFind: series(),
   };
   // warm the page cache, the dentry cache and serve's compiled code once, unmeasured
   rgRun(rg, root, ["--no-ignore", "-F", QUERY], 1, series());
   await ours(s, "search_text", { query: QUERY, include_ignored: true }, series());
+  await ours(bare, "search_text", { query: QUERY }, series());
   let ignored = { search: 0, find: 0 };
   for (let i = 0; i < runs; i++) {
     ignored.search = (await ours(s, "search_text", { query: QUERY }, r.search)).ignored;
@@ -113,8 +127,11 @@ async function main(): Promise<void> {
     rgRun(rg, root, ["--no-ignore", "-F", QUERY], 1, r.rgSearchAll);
     await ours(s, "find_files", { pattern: "zq-no-such-*", include_ignored: true }, r.findAll);
     rgRun(rg, root, ["--no-ignore", "--files"], 0, r.rgFilesAll);
+    await ours(bare, "search_text", { query: QUERY }, r.bareSearch);
+    await ours(bare, "find_files", { pattern: "zq-no-such-*" }, r.bareFind);
   }
   await s.close();
+  await bare.close();
   const row = (label: string, a: Series, b: Series, rgLabel: string) => {
     console.log(`${label}: ${fmt(a.ms)}; ${rgLabel}: ${fmt(b.ms)}; ratio ${(median(a.ms) / median(b.ms)).toFixed(2)}x; CPU ${median(a.cpu).toFixed(0)} ms vs ${median(b.cpu).toFixed(0)} ms (${(median(a.cpu) / median(b.cpu)).toFixed(2)}x)`);
   };
@@ -123,6 +140,8 @@ async function main(): Promise<void> {
   row("find_files (ignore files on)", r.find, r.rgFiles, "rg --files");
   row("search_text include_ignored", r.searchAll, r.rgSearchAll, "rg --no-ignore -F");
   row("find_files include_ignored", r.findAll, r.rgFilesAll, "rg --no-ignore --files");
+  row("search_text, node_modules ignored", r.search, r.bareSearch, "the tree without node_modules");
+  row("find_files, node_modules ignored", r.find, r.bareFind, "the tree without node_modules");
   console.log(`ignored reported: search_text ${ignored.search}, find_files ${ignored.find} (node_modules is one entry: never opened)`);
   console.log(
     `what ignoring saves serverfs: search_text ${(median(r.searchAll.ms) / median(r.search.ms)).toFixed(1)}x faster, find_files ${(median(r.findAll.ms) / median(r.find.ms)).toFixed(1)}x faster than with include_ignored`,
