@@ -107,7 +107,7 @@ export class BridgeService {
       "task.events": (p) => this.readEvents(p.task_id, p.after_event_id, p.limit),
       "task.result.read": (p) => this.readResult(p.task_id, p.offset_bytes, p.max_bytes),
       "task.approval.respond": (p) => this.respondApproval(p),
-      "task.question.answer": (p) => this.answerQuestion(p.task_id, p.request_id, p.answers, p.decided_by),
+      "task.question.answer": (p) => this.answerQuestion(p.task_id, p.request_id, p.answers, p.decided_by, p.action),
       "task.message.send": (p) => this.sendMessage(p.task_id, p.message),
       "task.cancel": (p) => this.cancel(p.task_id),
       "task.list": (p) => this.listTasks(p.limit, p.status),
@@ -145,8 +145,8 @@ export class BridgeService {
     return this.interactions.respondApproval(params);
   }
 
-  answerQuestion(taskId: string, requestId: string, answers: unknown, decidedBy?: string): Result<"task.question.answer"> {
-    return this.interactions.answerQuestion(taskId, requestId, answers, decidedBy);
+  answerQuestion(taskId: string, requestId: string, answers: unknown, decidedBy?: string, action?: string): Result<"task.question.answer"> {
+    return this.interactions.answerQuestion(taskId, requestId, answers, decidedBy, action);
   }
 
   sendMessage(taskId: string, message: string): Promise<Result<"task.message.send">> {

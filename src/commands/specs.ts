@@ -151,10 +151,15 @@ export const TASKS: CommandSpec = {
       operands: [taskId, requestId, { name: "QUESTION_ID=OPTION[,OPTION]", help: "answers", optional: true, repeat: true }],
       flags: {
         text: { value: true, repeat: true, arg: "QUESTION_ID=TEXT", help: "free text for a question; repeat for more" },
+        decline: { help: "decline an ACP agent's form question (the agent hears decline)" },
+        cancel: { help: "cancel an ACP agent's form question (the agent hears cancel)" },
         config: tasksConfig,
         json,
       },
-      description: "Give at least one QUESTION_ID=OPTION or --text QUESTION_ID=TEXT.",
+      description:
+        "Give at least one QUESTION_ID=OPTION or --text QUESTION_ID=TEXT. For an ACP agent's form question, " +
+        "QUESTION_ID is the property name (optional properties may be left out; numbers and text go in --text, " +
+        "true/false as an option), or give --decline or --cancel alone.",
     },
     cancel: {
       path: "tasks cancel",

@@ -76,6 +76,9 @@ function showTask(t: TaskView): string {
       if (options) for (const o of options) lines.push(`  option ${String(o.option_id)}  [${String(o.kind)}] ${String(o.label)}`);
       else lines.push(`  decisions: ${(payload.available_decisions as string[]).join(", ")}`);
     } else {
+      // An ACP agent's form: its message, then one line per property (answer by property name).
+      const form = payload.form as { message?: unknown } | undefined;
+      if (form) lines.push(`  form: ${String(form.message ?? "")}`, "  (answer with PROPERTY=CHOICE / --text PROPERTY=VALUE, or --decline / --cancel)");
       for (const q of payload.questions as Array<Record<string, unknown>>) {
         lines.push(`  ${String(q.question_id)}: ${String(q.prompt)}${q.multi_select ? " (several)" : ""}${q.allow_free_text ? " (free text ok)" : ""}`);
         for (const o of q.options as Array<Record<string, unknown>>) lines.push(`    ${String(o.option_id)}  ${String(o.label)}`);
@@ -175,8 +178,15 @@ export async function run(argv: string[], out: Out): Promise<number> {
     }
     case "answer": {
       const pos = operands(args, 2);
-      const answers = parseAnswers(pos.slice(2), args.flags.get("text") ?? []);
-      const r = await client.call("task.question.answer", { task_id: pos[0], request_id: pos[1], answers, decided_by: "operator" });
+      const decline = args.switches.has("decline");
+      const cancel = args.switches.has("cancel");
+      const texts = args.flags.get("text") ?? [];
+      if (decline && cancel) throw usage("give at most one of --decline and --cancel");
+      if ((decline || cancel) && (pos.length > 2 || texts.length > 0)) throw usage(`--${decline ? "decline" : "cancel"} takes no answers`);
+      const params: Params<"task.question.answer"> = { task_id: pos[0], request_id: pos[1], answers: [], decided_by: "operator" };
+      if (decline || cancel) params.action = decline ? "decline" : "cancel";
+      else params.answers = parseAnswers(pos.slice(2), texts);
+      const r = await client.call("task.question.answer", params);
       emit(r, () => `answered ${r.request_id} of ${r.task_id}`);
       return 0;
     }

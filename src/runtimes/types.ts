@@ -4,6 +4,7 @@
 // so every process it starts is in the task's containment set and the service — not the
 // adapter — proves they are gone before a lease or recovery guard is released.
 import type { ContainedProcess, StopEvidence } from "../../platform/types.ts";
+import type { FormSchema, FormValue } from "./acp/elicitation-schema.ts";
 
 export type ApprovalDecision = "approve_once" | "approve_session" | "deny" | "cancel_task";
 export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ["approve_once", "approve_session", "deny", "cancel_task"];
@@ -30,6 +31,7 @@ export const PROVIDER_EVENT_TYPES = [
   "provider.error",
   "provider.request_refused",
   "acp.request_refused",
+  "acp.elicitation_declined",
   "acp.update_unknown",
   "interaction.error",
   "approval.observed",
@@ -96,7 +98,20 @@ export interface QuestionRequest {
     multi_select: boolean;
     allow_free_text: boolean;
   }>;
+  /**
+   * Set when the question is an ACP agent's form (`elicitation/create`): the checked schema the
+   * answer must fit, and the agent's message. `questions` then has one entry per property.
+   */
+  form?: FormQuestion;
 }
+
+export interface FormQuestion {
+  message: string;
+  schema: FormSchema;
+}
+
+/** How a human answered a form: accept with content, or decline / cancel (both reach the agent). */
+export type FormAction = "accept" | "decline" | "cancel";
 
 export interface QuestionAnswer {
   question_id: string;
@@ -106,6 +121,9 @@ export interface QuestionAnswer {
 
 export interface QuestionResolution {
   answers: QuestionAnswer[];
+  /** Form questions only: what the human did, and for accept the content checked against the schema. */
+  action?: FormAction;
+  content?: Record<string, FormValue>;
 }
 
 /** A provider child, always contained. argv[0] absolute (or resolved by the adapter). */

@@ -40,7 +40,8 @@ export const METHOD_SHAPES = {
     optional: { decision: "string", option_id: "string", granted_permission_ids: "string[]", decided_by: "string" },
   },
   // decided_by (additive): who answered — "assistant" (MCP tools), "human" (MCP elicitation), "operator" (serverfs tasks).
-  "task.question.answer": { required: { task_id: "string", request_id: "string", answers: "array" }, optional: { decided_by: "string" } },
+  // action (additive): "accept" (the default), "decline" or "cancel" - only a form question from an ACP agent takes the last two.
+  "task.question.answer": { required: { task_id: "string", request_id: "string", answers: "array" }, optional: { decided_by: "string", action: "string" } },
   "task.message.send": { required: { task_id: "string", message: "string" }, optional: {} },
   "task.cancel": { required: { task_id: "string" }, optional: {} },
   // Operator-only additions (serverfs tasks / service status); additive to protocol v1.

@@ -39,9 +39,10 @@ export interface BridgeEventPayloads {
   "approval.requested": { request_id: string; expires_at: string };
   "approval.resolved": { decision: string; option_id?: string; option_kind?: string; decided_by?: DecidedBy };
   "question.requested": { request_id: string; expires_at: string };
-  "question.answered": { question_count: number; decided_by?: DecidedBy };
+  "question.answered": { question_count: number; action?: "accept" | "decline" | "cancel"; decided_by?: DecidedBy };
   "interaction.expired": { request_id: string; kind: InteractionKind; on_arrival?: true };
-  "interaction.stale": { request_id: string };
+  /** `reason: "withdrawn"`: the agent took the request back itself (ACP `$/cancel_request`, Codex `serverRequest/resolved`). */
+  "interaction.stale": { request_id: string; reason?: "withdrawn" };
   "user.message": { bytes: number };
 }
 

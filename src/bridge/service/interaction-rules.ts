@@ -10,6 +10,7 @@ import {
   type QuestionRequest,
   type ResponseOptionKind,
 } from "../../runtimes/types.ts";
+import { FORM_BOUNDS } from "../../runtimes/acp/elicitation-schema.ts";
 
 const CATEGORIES = new Set(["command", "file_change", "provider_permission", "network_permission", "mcp_tool", "other"]);
 const OPTION_KINDS: ReadonlySet<ResponseOptionKind> = new Set(["allow_once", "allow_always", "reject_once", "reject_always"]);
@@ -116,7 +117,10 @@ export function validateApprovalAnswer(payload: ApprovalRequest, answer: Approva
 }
 
 export function normalizeQuestion(req: QuestionRequest): QuestionRequest {
-  if (!req || !Array.isArray(req.questions) || req.questions.length === 0 || req.questions.length > 16) {
+  // A form question has one entry per property of its (already bounded) schema; a form with no
+  // properties is a confirmation, answered by accept or decline alone.
+  const [min, max] = req?.form !== undefined ? [0, FORM_BOUNDS.properties] : [1, 16];
+  if (!req || !Array.isArray(req.questions) || req.questions.length < min || req.questions.length > max) {
     throw providerError("questions");
   }
   const ids = new Set<string>();

@@ -17,6 +17,7 @@ import type { ServiceCore } from "./core.ts";
 import { decidedBy } from "./events.ts";
 import { normalizeApproval, normalizeQuestion, validateAnswers, validateApprovalAnswer } from "./interaction-rules.ts";
 import type { TaskRun } from "./task-run.ts";
+import { answerAction, resolveForm } from "./form-answers.ts";
 import type { ResolvedResult } from "../rpc/methods.ts";
 
 type Kind = "approval" | "question";
@@ -131,8 +132,8 @@ export class InteractionBroker {
     if (!task?.pending_request_id) return;
     const requestId = task.pending_request_id;
     try {
-      core.record(run.taskId, "interaction.stale", { request_id: requestId });
-      core.store.closeInteraction(requestId, "stale", undefined);
+      core.record(run.taskId, "interaction.stale", { request_id: requestId, reason: "withdrawn" });
+      core.store.closeInteraction(requestId, "stale", { withdrawn: true });
     } catch {
       return;
     }
@@ -190,14 +191,23 @@ export class InteractionBroker {
     return { task_id: taskId, request_id: requestId, resolved: true, correlation_id: task.correlation_id };
   }
 
-  answerQuestion(taskId: string, requestId: string, answers: unknown, decided?: string): Resolved {
+  answerQuestion(taskId: string, requestId: string, answers: unknown, decided?: string, action?: string): Resolved {
     const { core } = this;
     const by = decidedBy(decided);
     const req = this.pendingFor(taskId, requestId);
     if (req.kind !== "question") throw new ServerfsError("INVALID_QUESTION_ANSWER", "request is not a question");
-    const normalized: QuestionAnswer[] = validateAnswers(JSON.parse(req.payload_json) as QuestionRequest, answers);
-    const resolution: QuestionResolution = { answers: normalized };
-    core.record(taskId, "question.answered", { question_count: normalized.length, ...by });
+    const payload = JSON.parse(req.payload_json) as QuestionRequest;
+    const how = answerAction(payload, action);
+    let resolution: QuestionResolution;
+    if (payload.form !== undefined) {
+      // A form question (an ACP agent's elicitation): checked against the agent's own schema.
+      resolution = resolveForm(payload, how, answers);
+      core.record(taskId, "question.answered", { question_count: resolution.answers.length, action: how, ...by });
+    } else {
+      const normalized: QuestionAnswer[] = validateAnswers(payload, answers);
+      resolution = { answers: normalized };
+      core.record(taskId, "question.answered", { question_count: normalized.length, ...by });
+    }
     const task = core.store.closeInteraction(requestId, "resolved", resolution);
     core.active.get(taskId)?.resolveWaiter(requestId, resolution);
     core.watchers.notify(taskId);

@@ -21,6 +21,7 @@ import { CANCELLED_OUTCOME } from "../../runtimes/acp/permissions.ts";
 import { isAuthRefusal } from "../../runtimes/acp/protocol-errors.ts";
 import { closeChildInput } from "../../runtimes/kernel/child-input.ts";
 import { CLIENT_CAPABILITIES, CLIENT_INFO } from "../../runtimes/acp/turn.ts";
+import { CANCEL_RESPONSE } from "../../runtimes/acp/elicitation.ts";
 import { doctorRunId, printableLine } from "../bounded-run.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";
@@ -124,6 +125,8 @@ export async function acpProbe(ctx: DoctorContext, profile: AcpProfile): Promise
       {
         onSessionUpdate: () => {},
         onPermissionRequest: async () => CANCELLED_OUTCOME,
+        // The probe never runs a turn, so no human is there to ask.
+        onElicitation: async () => CANCEL_RESPONSE,
         onRefusedRequest: () => {},
         onActivity: () => {},
         onDiagnostic: () => {},

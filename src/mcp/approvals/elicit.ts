@@ -5,7 +5,8 @@
 // The Bridge validates the answer against the request it holds, so a forged option is refused
 // there (INVALID_APPROVAL_DECISION / INVALID_QUESTION_ANSWER) and the request stays pending.
 import { type InputRequiredResult, inputRequired, inputResponse } from "@modelcontextprotocol/server";
-import type { QuestionRequest } from "../../runtimes/types.ts";
+import type { FormQuestion, QuestionRequest } from "../../runtimes/types.ts";
+import { toJsonSchema } from "../../runtimes/acp/elicitation-schema.ts";
 import { escapeControls } from "../../common/escape.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { ToolContext } from "../tool.ts";
@@ -89,10 +90,36 @@ function questionForm(task: string, p: PendingRequest): { message: string; reque
   return { message: `The coding agent of task ${task} has ${questions.length === 1 ? "a question" : "questions"} for you.`, requestedSchema: { type: "object", properties, required } };
 }
 
+/** A form question's own form field name: `f0`, `f1`, … (like `q0`, agent names are not valid keys everywhere). */
+const formField = (_name: string, i: number) => `f${i}`;
+
+/**
+ * An ACP agent's form question is shown as the agent's own form (its checked schema, agent text
+ * clipped and unable to draw), so the host renders the fields, types and constraints it asked for.
+ */
+function agentForm(task: string, form: FormQuestion): { message: string; requestedSchema: FormSchema } {
+  const schema = toJsonSchema(form.schema, formField) as { properties: Record<string, Record<string, unknown>>; required: string[] };
+  form.schema.properties.forEach(({ name }, i) => {
+    const field = schema.properties[formField(name, i)]!;
+    field.title = clip(field.title ?? name) || name;
+    if (typeof field.description === "string") field.description = clip(field.description);
+    const choices = (field.oneOf ?? (field.items as { anyOf?: unknown } | undefined)?.anyOf) as Array<{ title: string; description?: string }> | undefined;
+    for (const c of choices ?? []) {
+      c.title = clip(c.title);
+      if (c.description !== undefined) c.description = clip(c.description);
+    }
+  });
+  return {
+    message: `The coding agent of task ${task} asks: ${clip(form.message)}`,
+    requestedSchema: { type: "object", properties: schema.properties, required: schema.required },
+  };
+}
+
 /** The round that asks the human; the SDK calls the tool again with the answer. */
 export async function askHuman(task: string, p: PendingRequest): Promise<InputRequiredResult> {
   const kind = p.kind as ElicitationState["kind"];
-  const form = kind === "approval" ? approvalForm(task, p) : questionForm(task, p);
+  const agentQuestion = kind === "question" ? formOf(p.payload) : null;
+  const form = kind === "approval" ? approvalForm(task, p) : agentQuestion ? agentForm(task, agentQuestion) : questionForm(task, p);
   const requestState = await elicitationStateCodec().mint({ task_id: task, request_id: p.request_id, kind });
   return inputRequired({ inputRequests: { [KEY]: inputRequired.elicit({ mode: "form", ...form } as never) }, requestState });
 }
@@ -120,6 +147,8 @@ export function bridgeAnswer(state: ElicitationState, content: Record<string, un
     const byOption = Array.isArray(payload?.response_options) && (payload.response_options as unknown[]).length > 0;
     return { method: "task.approval.respond", params: { ...base, ...(byOption ? { option_id: choice } : { decision: choice }) } };
   }
+  const agentQuestion = formOf(payload);
+  if (agentQuestion) return { method: "task.question.answer", params: { ...base, answers: formAnswers(agentQuestion, content) } };
   const questions = ((payload as unknown as QuestionRequest | null)?.questions ?? []) as QuestionRequest["questions"];
   const answers = questions.map((q, i) => {
     const picked = content[`q${i}`];
@@ -129,4 +158,40 @@ export function bridgeAnswer(state: ElicitationState, content: Record<string, un
     return { question_id: q.question_id, selected_option_ids: selected as string[], ...(typeof text === "string" && text.length > 0 ? { text } : {}) };
   });
   return { method: "task.question.answer", params: { ...base, answers } };
+}
+
+/** The pending question's agent form, when it is one. */
+export function formOf(payload: Record<string, unknown> | null): FormQuestion | null {
+  const form = (payload as unknown as QuestionRequest | null)?.form;
+  return form && typeof form === "object" ? form : null;
+}
+
+/**
+ * The human's form content as typed answers, field by field; the Bridge turns them back into the
+ * agent's content and checks them against its schema (a misfit is INVALID_QUESTION_ANSWER there).
+ */
+function formAnswers(form: FormQuestion, content: Record<string, unknown>): Array<{ question_id: string; selected_option_ids: string[]; text?: string }> {
+  const wrong = (name: string) => new ServerfsError("INVALID_QUESTION_ANSWER", `the form's field for '${name.slice(0, 64)}' has the wrong type`);
+  const out: Array<{ question_id: string; selected_option_ids: string[]; text?: string }> = [];
+  form.schema.properties.forEach(({ name, schema }, i) => {
+    const v = content[formField(name, i)];
+    if (v === undefined || v === null) return;
+    if (schema.type === "array") {
+      if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw wrong(name);
+      out.push({ question_id: name, selected_option_ids: v as string[] });
+    } else if (schema.type === "boolean") {
+      if (typeof v !== "boolean") throw wrong(name);
+      out.push({ question_id: name, selected_option_ids: [String(v)] });
+    } else if (schema.type === "string" && "choices" in schema) {
+      if (typeof v !== "string") throw wrong(name);
+      out.push({ question_id: name, selected_option_ids: [v] });
+    } else if (schema.type === "string") {
+      if (typeof v !== "string") throw wrong(name);
+      out.push({ question_id: name, selected_option_ids: [], text: v });
+    } else {
+      if (typeof v !== "number" || !Number.isFinite(v)) throw wrong(name);
+      out.push({ question_id: name, selected_option_ids: [], text: String(v) });
+    }
+  });
+  return out;
 }

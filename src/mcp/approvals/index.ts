@@ -4,7 +4,7 @@
 import type { AgentToolDeps } from "../tools/agent/common.ts";
 import { rpc } from "../tools/agent/common.ts";
 import type { ToolContext, ToolReply } from "../tool.ts";
-import { type ElicitationOutcome, answerOf, askHuman, bridgeAnswer, pendingOf } from "./elicit.ts";
+import { type ElicitationOutcome, answerOf, askHuman, bridgeAnswer, formOf, pendingOf } from "./elicit.ts";
 import { approvalRoute } from "./path.ts";
 
 type View = Record<string, unknown> & { task_id: string; status: string; last_event_at: string | null };
@@ -27,6 +27,15 @@ export async function takeHumanAnswer(deps: AgentToolDeps, taskId: string, ctx: 
   } else {
     // Declined, dismissed or no answer at all: the request stays pending; nothing is decided.
     outcome = response.kind === "elicit" && response.action === "decline" ? "declined" : "cancelled";
+    // Except for an ACP agent's own form: the human declining or dismissing it is an answer the
+    // agent asked for (ACP's decline / cancel), so it is sent on; it decides nothing for the agent.
+    if (response.kind === "elicit" && state.kind === "question") {
+      const pending = pendingOf(await rpc(deps, "task.get", { task_id: taskId }));
+      if (pending?.request_id === state.request_id && formOf(pending.payload)) {
+        const action = outcome === "declined" ? "decline" : "cancel";
+        await rpc(deps, "task.question.answer", { task_id: taskId, request_id: state.request_id, answers: [], action, decided_by: "human" });
+      }
+    }
   }
   const view = (await rpc(deps, "task.get", { task_id: taskId })) as View;
   const human: ElicitationOutcome = { request_id: state.request_id, kind: state.kind, outcome, decided_by: "human" };

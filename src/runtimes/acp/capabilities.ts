@@ -99,7 +99,7 @@ export interface AcpRuntimeInfo {
   persistent_session: boolean;
   live_steer: false;
   interactive_approval: boolean;
-  interactive_question: false;
+  interactive_question: boolean;
   in_flight_recovery: "session-resume";
   model_override: boolean;
   model_discovery: "runtime_catalog" | "unsupported";
@@ -117,7 +117,8 @@ export function runtimeInfo(name: string, available: boolean, snapshot: Capabili
     live_steer: false,
     // Every ACP agent may ask; the client always brokers, so this needs no measurement.
     interactive_approval: true,
-    interactive_question: false,
+    // Every ACP agent may send a form (serverfs advertises form elicitation to all of them).
+    interactive_question: true,
     in_flight_recovery: "session-resume",
     model_override: models,
     model_discovery: models ? "runtime_catalog" : "unsupported",

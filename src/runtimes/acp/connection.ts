@@ -17,6 +17,8 @@ export interface PeerHandlers {
   /** Called synchronously in arrival order. */
   onSessionUpdate(n: RawSessionUpdate): void;
   onPermissionRequest(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  /** `elicitation/create`, checked only for being an object; `signal` aborts on the agent's `$/cancel_request`. */
+  onElicitation(params: unknown, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
   /** A request we never advertised (fs/*, terminal/*, extensions): already refused with -32601. */
   onRefusedRequest(method: string): void;
   /** Any inbound traffic at all (feeds the idle watchdog). */
@@ -36,6 +38,12 @@ function parsePermissionRequest(params: unknown): acp.RequestPermissionRequest {
     if (typeof p.sessionId === "string" && Array.isArray(p.options)) return params as acp.RequestPermissionRequest;
   }
   throw acp.RequestError.invalidParams(undefined, "malformed session/request_permission");
+}
+
+/** The form itself is read defensively by questionFromElicitation, which declines what it cannot show. */
+function parseElicitationRequest(params: unknown): acp.CreateElicitationRequest {
+  if (params && typeof params === "object" && !Array.isArray(params)) return params as acp.CreateElicitationRequest;
+  throw acp.RequestError.invalidParams(undefined, "malformed elicitation/create");
 }
 
 /** A notification cannot be answered, so a malformed one becomes null (and a diagnostic), not a throw. */
@@ -89,6 +97,10 @@ export class AcpPeer {
       .onRequest(acp.methods.client.session.requestPermission, parsePermissionRequest, async ({ params, signal }) => {
         handlers.onActivity();
         return handlers.onPermissionRequest(params, signal);
+      })
+      .onRequest(acp.methods.client.elicitation.create, parseElicitationRequest, async ({ params, signal }) => {
+        handlers.onActivity();
+        return handlers.onElicitation(params, signal);
       })
       .onNotification(RAW_SESSION_UPDATE, parseSessionUpdate, ({ params }) => {
         handlers.onActivity();

@@ -20,11 +20,16 @@ import { CANCELLED_OUTCOME, approvalFromRequest, responseForResolution } from ".
 import { authRequired, isAuthRefusal, protocolError } from "./protocol-errors.ts";
 import { privateErrorText } from "../kernel/private-error.ts";
 import { closeChildInput } from "../kernel/child-input.ts";
+import { CANCEL_RESPONSE, FORM_ELICITATION_CAPABILITY, declineResponse, questionFromElicitation, responseForAnswer } from "./elicitation.ts";
 
-/** What the agent is told about us: the smallest set (no fs, no terminal, no elicitation). */
+/**
+ * What the agent is told about us: the smallest set (no fs, no terminal), plus form elicitation,
+ * whose schemas serverfs checks with a complete bounded validator. URL elicitation stays closed.
+ */
 export const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: false, writeTextFile: false },
   terminal: false,
+  elicitation: FORM_ELICITATION_CAPABILITY,
 };
 export const CLIENT_INFO = { name: "serverfs", version: VERSION };
 
@@ -55,6 +60,8 @@ export class AcpTurn extends ProviderTurn {
   private foreignUpdateSeen = false;
   /** Settles when the outstanding session/prompt got its answer (or the connection died). */
   private promptSettled: Promise<void> | null = null;
+  /** Requests waiting on a human, in arrival order (see untilWithdrawn). */
+  private humanQueue: Promise<unknown> = Promise.resolve();
 
   constructor(
     ctx: TaskContext,
@@ -111,7 +118,8 @@ export class AcpTurn extends ProviderTurn {
       proc,
       {
         onSessionUpdate: (n) => this.onUpdate(n),
-        onPermissionRequest: (params) => this.onPermission(params),
+        onPermissionRequest: (params, signal) => this.onPermission(params, signal),
+        onElicitation: (params, signal) => this.onElicitation(params, signal),
         onRefusedRequest: (method) => {
           this.diagnostics.record("request_refused", method);
           this.emitAll([{ type: "acp.request_refused", payload: { method } }]);
@@ -271,7 +279,7 @@ export class AcpTurn extends ProviderTurn {
     this.emitAll(this.mapper.push(n.update));
   }
 
-  private async onPermission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+  private async onPermission(params: acp.RequestPermissionRequest, withdrawn: AbortSignal): Promise<acp.RequestPermissionResponse> {
     if (this.stopping.signal.aborted || this.phase !== "turn" || params.sessionId !== this.sessionId) return CANCELLED_OUTCOME;
     this.emitAll(this.mapper.permissionRequested(params.toolCall));
     let payload;
@@ -292,14 +300,62 @@ export class AcpTurn extends ProviderTurn {
         ...(payload.tool_kind ? { tool: payload.tool_kind } : {}),
         ...(tool_input !== undefined ? { tool_input } : {}),
       };
-      const resolution = await this.withHuman(() => this.abortable(this.ctx.requestApproval(request)));
+      const resolution = await this.withHuman(() => this.untilWithdrawn(withdrawn, () => this.abortable(this.ctx.requestApproval(request))));
       return responseForResolution(payload, resolution);
     } catch (err) {
+      // The agent took the request back: it is stale on our side, the turn goes on.
+      if (withdrawn.aborted) throw withdrawn.reason;
       // Expiry, a stale request or cancellation: the agent hears `cancelled`, and unless this is
       // a cancel (already terminal) the turn ends with the interaction's error.
       if (!this.stopping.signal.aborted) this.peer?.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
       return CANCELLED_OUTCOME;
     }
+  }
+
+  /** An agent's form question (`elicitation/create`): declined with a reason, or put to the human. */
+  private async onElicitation(params: unknown, withdrawn: AbortSignal): Promise<acp.CreateElicitationResponse> {
+    if (this.stopping.signal.aborted || this.phase !== "turn") return CANCEL_RESPONSE;
+    const asked = questionFromElicitation(params, this.sessionId);
+    if ("decline" in asked) {
+      this.diagnostics.record("elicitation_declined", `${asked.decline.code}/${asked.decline.reason}`);
+      this.emitAll([{ type: "acp.elicitation_declined", payload: { code: asked.decline.code, reason: asked.decline.reason } }]);
+      return declineResponse(asked.decline);
+    }
+    try {
+      const resolution = await this.withHuman(() => this.untilWithdrawn(withdrawn, () => this.abortable(this.ctx.askQuestion(asked.question))));
+      return responseForAnswer(resolution);
+    } catch (err) {
+      if (withdrawn.aborted) throw withdrawn.reason;
+      // As for a permission: expiry or a stale request ends the turn with its error; the agent hears cancel.
+      if (!this.stopping.signal.aborted) this.peer?.fail(toServerfsError(err, "AGENT_PROVIDER_ERROR"));
+      return CANCEL_RESPONSE;
+    }
+  }
+
+  /**
+   * Agent requests that wait on a human are brokered one at a time (a task holds one pending
+   * interaction). `$/cancel_request` for one aborts `withdrawn`: if it is the pending one, it goes
+   * stale (a late answer gets REQUEST_STALE); if it is still queued, it is never asked.
+   */
+  private untilWithdrawn<T>(withdrawn: AbortSignal, ask: () => Promise<T>): Promise<T> {
+    const turn = this.humanQueue.then(async () => {
+      if (withdrawn.aborted) throw withdrawn.reason;
+      let onAbort: (() => void) | null = null;
+      const gone = new Promise<never>((_, reject) => {
+        onAbort = () => {
+          this.ctx.abandonInteraction();
+          reject(withdrawn.reason);
+        };
+        withdrawn.addEventListener("abort", onAbort, { once: true });
+      });
+      try {
+        return await Promise.race([ask(), gone]);
+      } finally {
+        if (onAbort) withdrawn.removeEventListener("abort", onAbort);
+      }
+    });
+    this.humanQueue = turn.catch(() => {});
+    return turn;
   }
 
   /** Emit events in order; the first one a service bound refuses ends the turn (and the list). */

@@ -137,7 +137,7 @@ export class TestTask implements TaskContext {
     return this.approver(request, this.approvals.length - 1);
   }
   askQuestion(): Promise<QuestionResolution> {
-    throw new Error("ACP never asks questions (interactive_question=false)");
+    throw new Error("this harness answers no questions: form questions are tested through the Bridge (elicitation.test.ts)");
   }
   abandonInteraction(): void {
     this.log.push({ kind: "abandon", data: null });

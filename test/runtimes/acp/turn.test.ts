@@ -61,7 +61,7 @@ describe("prompt turn", () => {
     const profile = profileFor("scripted-agent.ts", ["--load", "--models=m1,m2"]);
     const adapter = rig.adapter(profile);
     const before = await adapter.probe();
-    expect(before).toMatchObject({ name: "acp-fixture", available: true, capability_state: "unmeasured", persistent_session: false, model_override: false, live_steer: false, interactive_question: false, in_flight_recovery: "session-resume" });
+    expect(before).toMatchObject({ name: "acp-fixture", available: true, capability_state: "unmeasured", persistent_session: false, model_override: false, live_steer: false, interactive_question: true, in_flight_recovery: "session-resume" });
     expect(await adapter.listModels()).toMatchObject({ status: "unavailable", models: [] });
     await adapter.run(rig.task("text ok"));
     const after = await adapter.probe();
