@@ -22,7 +22,9 @@ import {
 } from "../../../src/runtimes/acp/elicitation-schema.ts";
 import { mulberry32 } from "../../support/prng.ts";
 
-const SEED = Number(process.env.SERVERFS_PROPERTY_SEED ?? Date.now() % 2 ** 31);
+// A fixed seed, so every run checks the same cases and a test run never depends on luck; another
+// seed (SERVERFS_PROPERTY_SEED) explores further, or replays a failure found that way.
+const SEED = Number(process.env.SERVERFS_PROPERTY_SEED ?? 0x5eed_e1c1);
 console.log(`elicitation-schema property seed: ${SEED} (replay with SERVERFS_PROPERTY_SEED=${SEED})`);
 const rnd = mulberry32(SEED);
 const int = (n: number) => Math.floor(rnd() * n);
