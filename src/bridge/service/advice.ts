@@ -4,7 +4,9 @@
 // persist or change policy, and it never writes to the payload it reads; the broker stores the
 // advice beside the request and the human still decides. Operator rules come first, the built-in
 // rules after them, and the first rule that matches gives the advice.
+import { createHash } from "node:crypto";
 import * as path from "node:path";
+import { canonicalJson } from "../../common/canonical-json.ts";
 import { compileRe2 } from "../../config/advice-rules.ts";
 import type { AdviceChoice, AdviceKind, AdviceRule } from "../../config/types.ts";
 import { compilePathGlob, type GlobMatcher } from "../../fs/glob.ts";
@@ -220,6 +222,18 @@ function prefixMatches(command: string, prefix: string): boolean {
   return /\s/.test(command[prefix.length]!);
 }
 
+/** What the task manifest records about advice: on, advisory only, and exactly which rules are in force. */
+export function adviceManifest(rules: readonly AdviceRule[]): Record<string, unknown> {
+  return {
+    enabled: true,
+    mode: "advisory",
+    answers_requests: false,
+    rules: rules.map((r) => r.name),
+    rules_sha256: createHash("sha256").update(canonicalJson(rules), "utf8").digest("hex"),
+    builtin_rules: [...BUILTIN_RULES, QUESTION_RULE],
+  };
+}
+
 export class Advisor {
   private readonly rules: CompiledRule[];
 
@@ -229,11 +243,6 @@ export class Advisor {
       regex: rule.command_regex === null ? null : compileRe2(rule.command_regex),
       globs: rule.paths === null ? null : rule.paths.map((g) => compilePathGlob(g)),
     }));
-  }
-
-  /** What the task manifest records: advice is on, advisory, and which rules are in force. */
-  manifest(): { enabled: true; mode: "advisory"; rules: string[]; builtin_rules: string[] } {
-    return { enabled: true, mode: "advisory", rules: this.rules.map((r) => r.rule.name), builtin_rules: [...BUILTIN_RULES, QUESTION_RULE] };
   }
 
   private matches(c: CompiledRule, facts: RequestFacts, task: AdviceTask): boolean {

@@ -6,6 +6,7 @@ import { readSpoolChunk } from "../spool.ts";
 import type { TaskRow } from "../store/tasks.ts";
 import type { Result, TaskView } from "../rpc/methods.ts";
 import type { ServiceCore } from "./core.ts";
+import type { Advice } from "./advice.ts";
 
 /** task.get waits at most this long for a change of status or pending request. */
 const MAX_WAIT_SECONDS = 50;
@@ -63,10 +64,17 @@ export class TaskViews {
           expires_at: req.expires_at,
           resolved_at: req.resolved_at,
           resolution: req.resolution_json ? JSON.parse(req.resolution_json) : null,
+          advice: req.advice_json ? JSON.parse(req.advice_json) : null,
         };
       }
     }
     return view;
+  }
+
+  private pendingAdvice(requestId: string | null): Advice | null {
+    if (requestId === null) return null;
+    const json = this.core.store.getInteraction(requestId)?.advice_json;
+    return json ? (JSON.parse(json) as Advice) : null;
   }
 
   async getTask(taskId: string, waitSeconds: number): Promise<Result<"task.get">> {
@@ -124,6 +132,7 @@ export class TaskViews {
         pending_request_id: r.pending_request_id,
         correlation_id: r.correlation_id,
         last_event_at: this.core.events.last(r.task_id)?.created_at ?? null,
+        pending_advice: this.pendingAdvice(r.pending_request_id),
       })),
     };
   }
