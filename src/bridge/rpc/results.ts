@@ -79,8 +79,18 @@ export type TaskView = Alias<
     manifest: Record<string, unknown> | null;
     /** Present only while an interaction is pending. */
     pending_request?: PendingRequestView;
+    /** The agent's latest context-window and cost report (ACP usage_update); null before any. */
+    usage: TaskUsage | null;
   }
 >;
+
+/** `used`/`size` are tokens in context and the window size; `cost` is the session's cumulative cost. */
+export type TaskUsage = {
+  used: number | null;
+  size: number | null;
+  cost: { amount: number; currency: string } | null;
+  updated_at: string;
+};
 
 export type TaskEvent = Alias<EventRecord>;
 

@@ -5,6 +5,7 @@ import { isTerminal } from "../lifecycle.ts";
 import { readSpoolChunk } from "../spool.ts";
 import type { TaskRow } from "../store/tasks.ts";
 import type { Result, TaskView } from "../rpc/methods.ts";
+import type { TaskUsage } from "../rpc/results.ts";
 import type { ServiceCore } from "./core.ts";
 import type { Advice } from "./advice.ts";
 
@@ -50,6 +51,7 @@ export class TaskViews {
       error_code: row.error_code,
       error_message: row.error_message,
       pending_request_id: row.pending_request_id,
+      usage: this.usage(row.task_id),
     };
     if (row.pending_request_id) {
       const req = this.core.store.getInteraction(row.pending_request_id);
@@ -69,6 +71,16 @@ export class TaskViews {
       }
     }
     return view;
+  }
+
+  /** The newest usage.updated event, read back into its documented shape. */
+  private usage(taskId: string): TaskUsage | null {
+    const last = this.core.events.lastOfType(taskId, "usage.updated");
+    if (last === null) return null;
+    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+    const c = last.payload.cost as { amount?: unknown; currency?: unknown } | null | undefined;
+    const cost = c && typeof c === "object" && num(c.amount) !== null && typeof c.currency === "string" ? { amount: c.amount as number, currency: c.currency } : null;
+    return { used: num(last.payload.used), size: num(last.payload.size), cost, updated_at: last.created_at };
   }
 
   private pendingAdvice(requestId: string | null): Advice | null {
