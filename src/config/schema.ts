@@ -129,11 +129,15 @@ const acpOptional = () => ({
 });
 const acpProfile = (): Node => table(acpRequired(), acpOptional());
 
-const quotedList = (values: readonly string[]) => values.map((v) => `"${v}"`).join(", ");
-const adviceRequired = () => ({ advise: oneOf(ADVICE_CHOICES, `one of ${quotedList(ADVICE_CHOICES)}`) });
+/** `"a", "b" or "c"`, sorted: how the schema words any failed choice among strings. */
+const choiceList = (values: readonly string[]) => {
+  const q = [...values].sort().map((v) => `"${v}"`);
+  return `${q.slice(0, -1).join(", ")} or ${q.at(-1)}`;
+};
+const adviceRequired = () => ({ advise: oneOf(ADVICE_CHOICES, choiceList(ADVICE_CHOICES)) });
 const adviceOptional = () => ({
   name: matching(ADVICE_RULE_NAME_PATTERN, "a rule name: a letter, then up to 63 letters, digits, '_', '.' or '-'"),
-  kind: oneOf(ADVICE_KINDS, `one of ${quotedList(ADVICE_KINDS)}`),
+  kind: oneOf(ADVICE_KINDS, choiceList(ADVICE_KINDS)),
   command_prefix: str,
   command_regex: str,
   paths: strList(BOUNDS.maxAdvicePaths, "path globs"),

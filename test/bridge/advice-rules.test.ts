@@ -165,3 +165,12 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+describe("the advisor cannot answer", () => {
+  test("advice.ts imports nothing that resolves, stores or sends anything", () => {
+    const source = require("node:fs").readFileSync(require("node:path").join(import.meta.dir, "../../src/bridge/service/advice.ts"), "utf8") as string;
+    const imports = [...source.matchAll(/^import [^"]*"([^"]+)";$/gm)].map((m) => m[1]).sort();
+    // Pure helpers only: no broker, store, task run, adapter, IPC or RPC module.
+    expect(imports).toEqual(["../../common/canonical-json.ts", "../../config/advice-rules.ts", "../../config/types.ts", "../../fs/glob.ts", "../../runtimes/types.ts", "node:crypto", "node:path"]);
+  });
+});
