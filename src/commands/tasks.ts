@@ -42,6 +42,19 @@ function formatEvent(e: TaskEvent): string {
   return `${String(e.event_id).padStart(6)}  ${String(e.created_at)}  ${String(e.event_type).padEnd(22)}  ${JSON.stringify(e.payload)}`;
 }
 
+/** Advice as one line: the recommended option (or none), why, and which rule said so. Advisory only. */
+function adviceLine(advice: { option_id: string | null; reason: string; rule: string } | null | undefined): string {
+  if (!advice) return "none recorded";
+  return `${advice.option_id === null ? "no recommendation" : `option ${advice.option_id}`}: ${advice.reason} [${advice.rule}]`;
+}
+
+function usageLine(u: NonNullable<TaskView["usage"]>): string {
+  const tokens = u.used === null ? "?" : String(u.used);
+  const parts = [`${tokens}${u.size === null ? "" : ` of ${u.size}`} tokens in context`];
+  if (u.cost) parts.push(`cost ${u.cost.amount} ${u.cost.currency}`);
+  return `${parts.join(", ")} (at ${u.updated_at})`;
+}
+
 function showTask(t: TaskView): string {
   const lines: string[] = [];
   const keys = [
@@ -65,6 +78,7 @@ function showTask(t: TaskView): string {
   for (const k of keys) if (t[k] !== null && t[k] !== undefined && t[k] !== "") lines.push(`${k.padEnd(22)} ${String(t[k])}`);
   const result = t.result;
   if (result) lines.push(`${"result".padEnd(22)} ${String(result.storage)}, ${String(result.size_bytes)} bytes, sha256 ${String(result.sha256)}`);
+  if (t.usage) lines.push(`${"usage".padEnd(22)} ${usageLine(t.usage)}`);
   const pending = t.pending_request;
   if (pending) {
     lines.push(`${"pending_request".padEnd(22)} ${String(pending.request_id)} (${String(pending.kind)}, expires ${String(pending.expires_at)})`);
@@ -84,6 +98,7 @@ function showTask(t: TaskView): string {
         for (const o of q.options as Array<Record<string, unknown>>) lines.push(`    ${String(o.option_id)}  ${String(o.label)}`);
       }
     }
+    lines.push(`  advice: ${adviceLine(pending.advice)}`);
   }
   if (typeof t.final_response === "string") {
     lines.push("", t.final_response_truncated ? "final_response (preview; read the rest with --json / read_agent_task_result):" : "final_response:", t.final_response);
@@ -127,8 +142,20 @@ export async function run(argv: string[], out: Out): Promise<number> {
         r.tasks.length === 0
           ? "no tasks"
           : table([
-              ["TASK", "STATUS", "RUNTIME", "WORKDIR", "CREATED", "LAST EVENT", "ERROR", "PENDING"],
-              ...r.tasks.map((t) => [t.task_id, t.status, t.runtime, t.workdir_alias, t.created_at, t.last_event_at ?? "", t.error_code ?? "", t.pending_request_id ?? ""].map(String)),
+              ["TASK", "STATUS", "RUNTIME", "WORKDIR", "CREATED", "LAST EVENT", "ERROR", "PENDING", "ADVICE"],
+              ...r.tasks.map((t) =>
+                [
+                  t.task_id,
+                  t.status,
+                  t.runtime,
+                  t.workdir_alias,
+                  t.created_at,
+                  t.last_event_at ?? "",
+                  t.error_code ?? "",
+                  t.pending_request_id ?? "",
+                  t.pending_advice ? `${t.pending_advice.option_id ?? "-"} [${t.pending_advice.rule}]` : "",
+                ].map(String),
+              ),
             ]),
       );
       return 0;

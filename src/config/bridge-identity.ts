@@ -5,7 +5,7 @@
 //   it on every submit and refuses one from another configuration with AGENT_BRIDGE_CONFIG_STALE,
 //   so no task runs under workdirs the caller's file no longer names.
 // - `settings_identity`: the rest of [agent] the Bridge applies (timeouts, caps, retention, the
-//   result spool). A difference there runs nothing anywhere new; doctor warns that the edit waits
+//   result spool, the advice rules). A difference there runs nothing anywhere new; doctor warns that the edit waits
 //   for a restart.
 // What only serve uses (read-only workdirs without agents, file-tool limits and policy, the log
 // level, who answers approvals) is in neither, so an edit of it never asks for a restart that
@@ -48,5 +48,6 @@ export function bridgeSettingsIdentity(registry: Registry): string {
     result_spool_threshold_bytes: a.result_spool_threshold_bytes,
     event_idle_timeout_seconds: a.event_idle_timeout_seconds,
     acp_timeouts: a.acp_profiles.map((p) => ({ id: p.id, probe: p.probe_timeout_seconds, shutdown: p.shutdown_timeout_seconds })),
+    advice_rules: a.advice_rules,
   });
 }

@@ -16,6 +16,7 @@ import { canonicalJson } from "../common/canonical-json.ts";
 import { NATIVE_RUNTIMES, isNativeRuntime } from "../runtimes/catalog.ts";
 import { executableProblem } from "../runtimes/kernel/executable.ts";
 import { acpFingerprint } from "./fingerprint.ts";
+import { normalizeAdviceRules } from "./advice-rules.ts";
 import { hostPathProblem } from "./host-path.ts";
 import type { KeyNamer, KeyPath, Problem } from "./problems.ts";
 import { noProxyEntryProblem, normalizeProxyUrl } from "./proxy-url.ts";
@@ -201,6 +202,7 @@ function normalizeAgent(raw: RawAgent, add: Add): AgentConfig {
     qoder: native.qoder,
     proxy: normalizeProxy(raw.proxy ?? {}, add),
     acp_profiles: normalizeAcpProfiles(raw.acp_profiles ?? [], add),
+    advice_rules: normalizeAdviceRules(raw.advice_rules ?? [], add),
   };
 }
 

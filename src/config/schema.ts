@@ -13,6 +13,7 @@ import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { didYouMeanKey } from "../common/did-you-mean.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";
 import type { ApprovalsPath } from "./types.ts";
+import { ADVICE_CHOICES, ADVICE_KINDS, ADVICE_RULE_NAME_PATTERN, type RawAdviceRule } from "./advice-rules.ts";
 
 // ---- node builders: each puts its description on every constraint, so any failure reads
 // "expected <description>" rather than arktype's generic constraint wording.
@@ -128,6 +129,23 @@ const acpOptional = () => ({
 });
 const acpProfile = (): Node => table(acpRequired(), acpOptional());
 
+/** `"a", "b" or "c"`, sorted: how the schema words any failed choice among strings. */
+const choiceList = (values: readonly string[]) => {
+  const q = [...values].sort().map((v) => `"${v}"`);
+  return `${q.slice(0, -1).join(", ")} or ${q.at(-1)}`;
+};
+const adviceRequired = () => ({ advise: oneOf(ADVICE_CHOICES, choiceList(ADVICE_CHOICES)) });
+const adviceOptional = () => ({
+  name: matching(ADVICE_RULE_NAME_PATTERN, "a rule name: a letter, then up to 63 letters, digits, '_', '.' or '-'"),
+  kind: oneOf(ADVICE_KINDS, choiceList(ADVICE_KINDS)),
+  command_prefix: str,
+  command_regex: str,
+  paths: strList(BOUNDS.maxAdvicePaths, "path globs"),
+  runtime: runtimeName,
+  reason: str,
+});
+const adviceRule = (): Node => table(adviceRequired(), adviceOptional());
+
 // Each top-level section's node is built the first time a document has that section: a deployment
 // without `[agent]` never builds the agent schema (the largest), nor pays for sections it omits.
 const serverFields = () => ({ log_level: str, state_dir: str });
@@ -161,6 +179,7 @@ const agentFields = () => ({
   qoder: nativeRuntime(),
   proxy: table({}, proxyFields()),
   acp_profiles: listOf(acpProfile(), BOUNDS.maxAcpProfiles, `a list of at most ${BOUNDS.maxAcpProfiles} ACP profiles`),
+  advice_rules: listOf(adviceRule(), BOUNDS.maxAdviceRules, `a list of at most ${BOUNDS.maxAdviceRules} advice rules`),
 });
 
 const SECTIONS: Record<string, () => Node> = {
@@ -198,6 +217,8 @@ function declaredKeys(path: KeyPath): string[] {
       return keys(proxyFields());
     case "agent.acp_profiles.#":
       return [...keys(acpRequired()), ...keys(acpOptional())];
+    case "agent.advice_rules.#":
+      return [...keys(adviceRequired()), ...keys(adviceOptional())];
     default:
       return [];
   }
@@ -289,6 +310,7 @@ export interface RawAgent {
   qoder?: RawNativeRuntime;
   proxy?: { enabled?: boolean; url?: string; no_proxy?: string[] };
   acp_profiles?: RawAcpProfile[];
+  advice_rules?: RawAdviceRule[];
 }
 
 export interface RawDocument {

@@ -123,6 +123,28 @@ export interface AgentConfig {
   qoder: NativeRuntimeConfig;
   proxy: ProxyConfig;
   acp_profiles: AcpProfile[];
+  /** Operator rules for approval advice, in order (src/config/advice-rules.ts, docs/configuration.md). */
+  advice_rules: AdviceRule[];
+}
+
+/** What an advice rule recommends: an ACP option kind, or no recommendation at all. */
+export type AdviceChoice = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "none";
+/** The request kinds a rule can name: an approval's category, or a question. */
+export type AdviceKind = "command" | "file_change" | "provider_permission" | "network_permission" | "mcp_tool" | "other" | "question";
+
+/** One `[[agent.advice_rules]]` entry; an absent matcher is null (matches anything). */
+export interface AdviceRule {
+  /** The rule's name as the advice reports it: configured, or `agent.advice_rules[N]`. */
+  name: string;
+  kind: AdviceKind | null;
+  command_prefix: string | null;
+  /** RE2 syntax, checked when the configuration is loaded. */
+  command_regex: string | null;
+  /** Path globs relative to the workdir (ripgrep glob syntax). */
+  paths: string[] | null;
+  runtime: string | null;
+  advise: AdviceChoice;
+  reason: string | null;
 }
 
 export interface ServerConfig {

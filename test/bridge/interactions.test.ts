@@ -136,6 +136,8 @@ describe("approvals with response_options (ACP path)", () => {
       decision: "approve_session",
       option_id: "opt-allow-always",
       option_kind: "allow_always",
+      // "npm i" reaches the network: the advice was to reject, and the history shows it was not followed.
+      advice: { option_id: "opt-reject", rule: "builtin:network", followed: false },
     });
   });
 

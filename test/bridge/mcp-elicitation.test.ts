@@ -69,7 +69,7 @@ describe.each([["v1"], ["legacy"], ["pin"]] as const)("elicitation, client %s", 
       expect(offered).toEqual(["approve_once", "approve_session", "deny", "cancel_task"]);
       v = await waitFor(s, a, ["succeeded", "failed"]);
       expect(v.final_response).toBe("approval=approve_once");
-      expect(await events(s, a, "approval.resolved")).toEqual([{ decision: "approve_once", decided_by: "human" }]);
+      expect(await events(s, a, "approval.resolved")).toEqual([{ decision: "approve_once", decided_by: "human", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
       // The asking round writes its own audit line, marked, like every other call.
       expect(s.stderr()).toMatch(/"tool":"get_agent_task",[^\n]*"success":true,"input_required":true/);
 
@@ -98,7 +98,7 @@ describe.each([["v1"], ["legacy"], ["pin"]] as const)("elicitation, client %s", 
       expect((v.human_answer as { request_id: string; outcome: string }).outcome).toBe("answered");
       v = await waitFor(s, b, ["succeeded", "failed"]);
       expect(v.final_response).toBe("approval=deny");
-      expect(await events(s, b, "approval.resolved")).toEqual([{ decision: "deny", decided_by: "human" }]);
+      expect(await events(s, b, "approval.resolved")).toEqual([{ decision: "deny", decided_by: "human", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
       expect(answers).toEqual([]);
     } finally {
       await s.close();
@@ -117,7 +117,7 @@ describe.each([["v1"], ["legacy"], ["pin"]] as const)("elicitation, client %s", 
       expect(props.q0!.title).toBe("which one?");
       v = await waitFor(s, q, ["succeeded", "failed"]);
       expect(JSON.parse(v.final_response as string)).toEqual({ answers: [{ question_id: "q1", selected_option_ids: ["a"] }] });
-      expect(await events(s, q, "question.answered")).toEqual([{ question_count: 1, decided_by: "human" }]);
+      expect(await events(s, q, "question.answered")).toEqual([{ question_count: 1, decided_by: "human", advice: { option_id: null, rule: "builtin:question", followed: null } }]);
     } finally {
       await s.close();
     }
@@ -144,7 +144,7 @@ describe('approvals = "terminal"', () => {
       expect(await p.exited).toBe(0);
       const done = await waitFor(s, id, ["succeeded", "failed"]);
       expect(done.final_response).toBe("approval=approve_session");
-      expect(await events(s, id, "approval.resolved")).toEqual([{ decision: "approve_session", decided_by: "operator" }]);
+      expect(await events(s, id, "approval.resolved")).toEqual([{ decision: "approve_session", decided_by: "operator", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
     } finally {
       await s.close();
     }

@@ -147,7 +147,10 @@ describe("redaction and manifest", () => {
     const id = await h.submit("complete:m", { correlation_id: "c-9", idempotency_key: "k-9" });
     const t = await h.waitTerminal(id);
     const m = t.manifest as Record<string, unknown>;
-    expect(m.schema_version).toBe(2);
+    expect(m.schema_version).toBe(3);
+    // Advice is on and advisory only; with no operator rules only the built-ins are in force.
+    expect(m.advisor).toMatchObject({ enabled: true, mode: "advisory", answers_requests: false, rules: [] });
+    expect((m.advisor as { builtin_rules: string[] }).builtin_rules).toContain("builtin:outside-workdir");
     expect(m.model).toEqual({ requested: null });
     expect(m.protocol_version).toBe(1);
     expect(m.workspace).toEqual({ alias: "repo", slot: null, relative_cwd: "", profile: "workspace-write" });

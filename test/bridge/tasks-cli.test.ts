@@ -31,7 +31,7 @@ test("list and show, table and --json", async () => {
   await h.waitTerminal(id);
   const table = await cli("list", "--config", config);
   expect(table.code).toBe(0);
-  expect(table.out.split("\n")[0]).toMatch(/^TASK\s+STATUS\s+RUNTIME\s+WORKDIR\s+CREATED\s+LAST EVENT\s+ERROR\s+PENDING$/);
+  expect(table.out.split("\n")[0]).toMatch(/^TASK\s+STATUS\s+RUNTIME\s+WORKDIR\s+CREATED\s+LAST EVENT\s+ERROR\s+PENDING\s+ADVICE$/);
   expect(table.out).toContain(`${id}  succeeded`);
   // The time of the task's newest event: the one task.events lists last.
   const lastAt = ((await h.events(id)).at(-1) as unknown as { created_at: string }).created_at;

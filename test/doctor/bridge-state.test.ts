@@ -70,7 +70,7 @@ describe("healthy deployment", () => {
       expect(text.line("workdir docs read")).toBe("workdir docs read: OK -- 0 entries visible under policy");
       expect(text.line("workdir docs write")).toContain("not evaluated (read-only workdir)");
       expect(text.line("workdir repo write")).toContain("OK -- writable by this user");
-      expect(text.line("state database")).toBe("state database: OK -- integrity ok, schema version 2");
+      expect(text.line("state database")).toBe("state database: OK -- integrity ok, schema version 3");
       expect(text.line("bridge")).toContain("bridge: OK -- reachable");
       expect(text.line("bridge identity")).toContain(`Bridge pid ${bridge.proc.pid} runs as uid ${process.getuid!()}`);
       expect(text.line("recovery guards")).toBe("recovery guards: OK -- none: no workdir is blocked");
@@ -101,7 +101,7 @@ describe("healthy deployment", () => {
     const clean = treeSnapshot(d.stateDir);
     expect([...clean.keys()].some((p) => p.endsWith("-wal"))).toBe(false);
     const r1 = await runDoctor(d);
-    expect(r1.line("state database")).toBe("state database: OK -- integrity ok, schema version 2");
+    expect(r1.line("state database")).toBe("state database: OK -- integrity ok, schema version 3");
     expect(treeSnapshot(d.stateDir)).toEqual(clean);
 
     const second = await startBridge(d);
@@ -110,7 +110,7 @@ describe("healthy deployment", () => {
     const crashed = treeSnapshot(d.stateDir);
     expect([...crashed.keys()].some((p) => p.endsWith("-wal"))).toBe(true);
     const r2 = await runDoctor(d);
-    expect(r2.line("state database")).toBe("state database: OK -- integrity ok, schema version 2");
+    expect(r2.line("state database")).toBe("state database: OK -- integrity ok, schema version 3");
     expect(treeSnapshot(d.stateDir)).toEqual(crashed);
     expect(fs.readdirSync(d.doctorTmp)).toEqual([]);
   }, 30_000);
@@ -289,7 +289,7 @@ describe("state database", () => {
     const r = await runDoctor(d);
     expect(r.code).toBe(1);
     expect(r.line("state database")).toBe(
-      "state database: FAIL -- schema version 99 is newer than this serverfs (2); fix: run the newer serverfs that wrote it (the Bridge refuses this database: STATE_DATABASE_TOO_NEW)",
+      "state database: FAIL -- schema version 99 is newer than this serverfs (3); fix: run the newer serverfs that wrote it (the Bridge refuses this database: STATE_DATABASE_TOO_NEW)",
     );
   }, 30_000);
 

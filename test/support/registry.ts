@@ -14,6 +14,7 @@ export function agentConfig(over: Partial<AgentConfig> = {}): AgentConfig {
     qoder: { ...DEFAULT_NATIVE_RUNTIMES.qoder },
     proxy: { enabled: false, url: null, no_proxy: [...MANDATORY_NO_PROXY] },
     acp_profiles: [],
+    advice_rules: [],
     ...over,
   };
 }

@@ -6,6 +6,7 @@ import type { TaskStatus } from "../lifecycle.ts";
 import type { ResultChunk } from "../spool.ts";
 import type { EventRecord } from "../store/events.ts";
 import type { InteractionRow, TaskRow } from "../store/tasks.ts";
+import type { Advice } from "../service/advice.ts";
 
 /** An interface copied into an alias, so it is assignable to index-signature objects. */
 type Alias<T> = { [K in keyof T]: T[K] };
@@ -41,6 +42,8 @@ export type PendingRequestView = {
   expires_at: string | null;
   resolved_at: string | null;
   resolution: Record<string, unknown> | null;
+  /** The advisor's recommendation (advisory only; docs/agent-bridge.md, "Approval advice"). */
+  advice: Advice | null;
 };
 
 /** The row's own columns, as stored, plus what a view derives from them. */
@@ -76,8 +79,18 @@ export type TaskView = Alias<
     manifest: Record<string, unknown> | null;
     /** Present only while an interaction is pending. */
     pending_request?: PendingRequestView;
+    /** The agent's latest context-window and cost report (ACP usage_update); null before any. */
+    usage: TaskUsage | null;
   }
 >;
+
+/** `used`/`size` are tokens in context and the window size; `cost` is the session's cumulative cost. */
+export type TaskUsage = {
+  used: number | null;
+  size: number | null;
+  cost: { amount: number; currency: string } | null;
+  updated_at: string;
+};
 
 export type TaskEvent = Alias<EventRecord>;
 
@@ -123,7 +136,11 @@ export type TaskSummary = Pick<
   | "error_code"
   | "pending_request_id"
   | "correlation_id"
-> & { last_event_at: string | null };
+> & {
+  last_event_at: string | null;
+  /** The pending request's advice, when one is pending. */
+  pending_advice: Advice | null;
+};
 
 export type TaskListResult = { tasks: TaskSummary[] };
 

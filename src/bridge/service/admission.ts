@@ -2,8 +2,9 @@
 // replay, authorization, the immutable manifest, then the writer lease and recovery guard
 // (docs/design/lease-and-guard.md) and the task row. Submits are serialized, so idempotency, the
 // lease and the active-task cap are decided atomically.
+import { adviceManifest } from "./advice.ts";
 import { ServerfsError } from "../../errors.ts";
-import type { Registry, TaskProfile, Workdir } from "../../config/types.ts";
+import type { AdviceRule, Registry, TaskProfile, Workdir } from "../../config/types.ts";
 import type { RuntimeAdapter, RuntimeInfo } from "../../runtimes/types.ts";
 import { VERSION } from "../../version.ts";
 import { canonicalJson } from "../../common/canonical-json.ts";
@@ -99,19 +100,20 @@ export interface ManifestInput {
   inFlightRecovery: string;
   limits: BridgeLimits;
   deadlineAt: string;
+  adviceRules: readonly AdviceRule[];
 }
 
 /** The immutable execution manifest: canonical JSON and its SHA-256. Never a host path. */
 export function buildManifest(m: ManifestInput): { json: string; sha256: string } {
   const manifest = {
-    schema_version: 2,
+    schema_version: 3,
     bridge_version: VERSION,
     protocol_version: 1,
     runtime: { name: m.params.runtime, version: m.runtimeVersion, in_flight_recovery: m.inFlightRecovery },
     workspace: { alias: m.workdir.alias, slot: null, relative_cwd: m.relativeCwd, profile: m.params.profile },
     policy: { read_only: m.workdir.read_only, agent_mode: m.workdir.agent_mode, policy_sha256: policySha256(m.workdir) },
     limits: m.limits,
-    advisor: { enabled: false, preflight_status: "disabled" },
+    advisor: adviceManifest(m.adviceRules),
     continuation: { from_task_id: m.params.continue_from_task_id },
     model: { requested: m.params.model },
     correlation_id: m.params.correlation_id,
@@ -185,6 +187,7 @@ export class Admission {
       inFlightRecovery: info.in_flight_recovery ?? "none",
       limits,
       deadlineAt,
+      adviceRules: core.deps.registry.agent.advice_rules,
     });
     // Re-check after the awaits above (another submit may have committed the key meanwhile).
     const again = this.idempotentReplay(p, fingerprint);

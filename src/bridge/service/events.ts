@@ -4,6 +4,14 @@
 import type { TaskStatus } from "../lifecycle.ts";
 import { PROVIDER_EVENT_TYPES, type ProviderEventType } from "../../runtimes/types.ts";
 import { ServerfsError } from "../../errors.ts";
+import type { Advice } from "./advice.ts";
+
+/** The advice beside the human's decision: what was advised, by which rule, and whether the decision followed it (null: nothing was advised). */
+export interface AdviceOutcome {
+  option_id: string | null;
+  rule: string;
+  followed: boolean | null;
+}
 
 type InteractionKind = "approval" | "question";
 
@@ -36,10 +44,10 @@ export interface BridgeEventPayloads {
     survivors?: number;
     survivor_pids?: number[];
   };
-  "approval.requested": { request_id: string; expires_at: string };
-  "approval.resolved": { decision: string; option_id?: string; option_kind?: string; decided_by?: DecidedBy };
-  "question.requested": { request_id: string; expires_at: string };
-  "question.answered": { question_count: number; action?: "accept" | "decline" | "cancel"; decided_by?: DecidedBy };
+  "approval.requested": { request_id: string; expires_at: string; advice: Advice };
+  "approval.resolved": { decision: string; option_id?: string; option_kind?: string; decided_by?: DecidedBy; advice?: AdviceOutcome };
+  "question.requested": { request_id: string; expires_at: string; advice: Advice };
+  "question.answered": { question_count: number; action?: "accept" | "decline" | "cancel"; decided_by?: DecidedBy; advice?: AdviceOutcome };
   "interaction.expired": { request_id: string; kind: InteractionKind; on_arrival?: true };
   /** `reason: "withdrawn"`: the agent took the request back itself (ACP `$/cancel_request`, Codex `serverRequest/resolved`). */
   "interaction.stale": { request_id: string; reason?: "withdrawn" };

@@ -19,6 +19,8 @@ import { normalizeApproval, normalizeQuestion, validateAnswers, validateApproval
 import type { TaskRun } from "./task-run.ts";
 import { answerAction, resolveForm } from "./form-answers.ts";
 import type { ResolvedResult } from "../rpc/methods.ts";
+import { type Advice, Advisor } from "./advice.ts";
+import type { AdviceOutcome } from "./events.ts";
 
 type Kind = "approval" | "question";
 
@@ -34,11 +36,16 @@ export interface ApprovalResponseParams {
 export type Resolved = ResolvedResult;
 
 export class InteractionBroker {
+  /** Advisory only: its output is stored and shown beside the request, never used to answer it. */
+  readonly advisor: Advisor;
+
   constructor(
     private readonly core: ServiceCore,
     /** How a cancel_task decision cancels its task (the facade's task.cancel). */
     private readonly cancelTask: (taskId: string) => Promise<unknown>,
-  ) {}
+  ) {
+    this.advisor = new Advisor(core.deps.registry.agent.advice_rules);
+  }
 
   async openApproval(run: TaskRun, req: ApprovalRequest): Promise<ApprovalResolution> {
     const normalized = normalizeApproval(req);
@@ -71,8 +78,12 @@ export class InteractionBroker {
     if (current.pending_request_id !== null) throw new ServerfsError("REQUEST_PENDING", "the task already has a pending request");
     if (current.status !== "running") throw new ServerfsError("INVALID_TASK_TRANSITION", `task is ${current.status}`);
     const requestId = newId("req_");
+    // Advice reads the redacted request (paths workdir-relative, never a host path) and nothing else.
+    const on = { runtime: current.runtime, relativeCwd: current.relative_cwd };
+    const advice = kind === "approval" ? this.advisor.adviseApproval(clean as ApprovalRequest, on) : this.advisor.adviseQuestion(on);
+    const adviceJson = JSON.stringify(advice);
     const expiresAt = this.expiresAt(run.taskId);
-    if (Date.parse(expiresAt) <= Date.now()) return this.expiredOnArrival(run, kind, requestId, json, expiresAt);
+    if (Date.parse(expiresAt) <= Date.now()) return this.expiredOnArrival(run, kind, requestId, json, expiresAt, adviceJson);
     const row: InteractionRow = {
       request_id: requestId,
       task_id: run.taskId,
@@ -83,9 +94,10 @@ export class InteractionBroker {
       expires_at: expiresAt,
       resolved_at: null,
       resolution_json: null,
+      advice_json: adviceJson,
     };
     const waiter = run.openWaiter(requestId);
-    core.record(run.taskId, kind === "approval" ? "approval.requested" : "question.requested", { request_id: requestId, expires_at: expiresAt });
+    core.record(run.taskId, kind === "approval" ? "approval.requested" : "question.requested", { request_id: requestId, expires_at: expiresAt, advice });
     core.store.openInteraction(row);
     core.watchers.notify(run.taskId);
     const deadline = core.store.require(run.taskId).deadline_at;
@@ -104,7 +116,7 @@ export class InteractionBroker {
    * the task deadline has passed before its timer fired: the request is recorded stale (never
    * pending), and the task deadline handles the task (interrupted/AGENT_TASK_TIMED_OUT).
    */
-  private expiredOnArrival(run: TaskRun, kind: Kind, requestId: string, json: string, expiresAt: string): never {
+  private expiredOnArrival(run: TaskRun, kind: Kind, requestId: string, json: string, expiresAt: string, adviceJson: string): never {
     try {
       this.core.store.recordExpiredInteraction({
         request_id: requestId,
@@ -116,6 +128,7 @@ export class InteractionBroker {
         expires_at: expiresAt,
         resolved_at: null,
         resolution_json: null,
+        advice_json: adviceJson,
       });
     } catch (err) {
       this.core.log("interaction.record_failed", { task_id: run.taskId, code: toServerfsError(err).code });
@@ -175,12 +188,13 @@ export class InteractionBroker {
       ...(params.option_id !== undefined ? { option_id: params.option_id } : {}),
       ...(params.granted_permission_ids !== undefined ? { granted_permission_ids: params.granted_permission_ids } : {}),
     });
+    const advice = adviceOutcome(req, resolution.option_id ?? resolution.decision);
     core.record(
       taskId,
       "approval.resolved",
       resolution.option_id
-        ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind!, ...by }
-        : { decision: resolution.decision, ...by },
+        ? { decision: resolution.decision, option_id: resolution.option_id, option_kind: resolution.option_kind!, ...by, ...advice }
+        : { decision: resolution.decision, ...by, ...advice },
     );
     const task = core.store.closeInteraction(requestId, "resolved", resolution);
     const run = core.active.get(taskId);
@@ -202,15 +216,23 @@ export class InteractionBroker {
     if (payload.form !== undefined) {
       // A form question (an ACP agent's elicitation): checked against the agent's own schema.
       resolution = resolveForm(payload, how, answers);
-      core.record(taskId, "question.answered", { question_count: resolution.answers.length, action: how, ...by });
+      core.record(taskId, "question.answered", { question_count: resolution.answers.length, action: how, ...by, ...adviceOutcome(req, null) });
     } else {
       const normalized: QuestionAnswer[] = validateAnswers(payload, answers);
       resolution = { answers: normalized };
-      core.record(taskId, "question.answered", { question_count: normalized.length, ...by });
+      core.record(taskId, "question.answered", { question_count: normalized.length, ...by, ...adviceOutcome(req, null) });
     }
     const task = core.store.closeInteraction(requestId, "resolved", resolution);
     core.active.get(taskId)?.resolveWaiter(requestId, resolution);
     core.watchers.notify(taskId);
     return { task_id: taskId, request_id: requestId, resolved: true, correlation_id: task.correlation_id };
   }
+}
+
+/** The stored advice beside what the human chose (an option_id, or a decision for requests without options). */
+function adviceOutcome(req: InteractionRow, chosen: string | null): { advice?: AdviceOutcome } {
+  if (req.advice_json === null) return {};
+  const advice = JSON.parse(req.advice_json) as Advice;
+  const followed = advice.option_id === null || chosen === null ? null : advice.option_id === chosen;
+  return { advice: { option_id: advice.option_id, rule: advice.rule, followed } };
 }

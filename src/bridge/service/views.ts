@@ -5,7 +5,9 @@ import { isTerminal } from "../lifecycle.ts";
 import { readSpoolChunk } from "../spool.ts";
 import type { TaskRow } from "../store/tasks.ts";
 import type { Result, TaskView } from "../rpc/methods.ts";
+import type { TaskUsage } from "../rpc/results.ts";
 import type { ServiceCore } from "./core.ts";
+import type { Advice } from "./advice.ts";
 
 /** task.get waits at most this long for a change of status or pending request. */
 const MAX_WAIT_SECONDS = 50;
@@ -49,6 +51,7 @@ export class TaskViews {
       error_code: row.error_code,
       error_message: row.error_message,
       pending_request_id: row.pending_request_id,
+      usage: this.usage(row.task_id),
     };
     if (row.pending_request_id) {
       const req = this.core.store.getInteraction(row.pending_request_id);
@@ -63,10 +66,27 @@ export class TaskViews {
           expires_at: req.expires_at,
           resolved_at: req.resolved_at,
           resolution: req.resolution_json ? JSON.parse(req.resolution_json) : null,
+          advice: req.advice_json ? JSON.parse(req.advice_json) : null,
         };
       }
     }
     return view;
+  }
+
+  /** The newest usage.updated event, read back into its documented shape. */
+  private usage(taskId: string): TaskUsage | null {
+    const last = this.core.events.lastOfType(taskId, "usage.updated");
+    if (last === null) return null;
+    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+    const c = last.payload.cost as { amount?: unknown; currency?: unknown } | null | undefined;
+    const cost = c && typeof c === "object" && num(c.amount) !== null && typeof c.currency === "string" ? { amount: c.amount as number, currency: c.currency } : null;
+    return { used: num(last.payload.used), size: num(last.payload.size), cost, updated_at: last.created_at };
+  }
+
+  private pendingAdvice(requestId: string | null): Advice | null {
+    if (requestId === null) return null;
+    const json = this.core.store.getInteraction(requestId)?.advice_json;
+    return json ? (JSON.parse(json) as Advice) : null;
   }
 
   async getTask(taskId: string, waitSeconds: number): Promise<Result<"task.get">> {
@@ -124,6 +144,7 @@ export class TaskViews {
         pending_request_id: r.pending_request_id,
         correlation_id: r.correlation_id,
         last_event_at: this.core.events.last(r.task_id)?.created_at ?? null,
+        pending_advice: this.pendingAdvice(r.pending_request_id),
       })),
     };
   }

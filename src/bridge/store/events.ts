@@ -125,6 +125,18 @@ export class EventLog {
     return row ?? null;
   }
 
+  /** The payload of a task's newest event of one type, queued or written (e.g. its latest usage). */
+  lastOfType(taskId: string, type: string): { payload: Record<string, unknown>; created_at: string } | null {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const e = this.queue[i]!;
+      if (e.taskId === taskId && e.type === type) return { payload: JSON.parse(e.json) as Record<string, unknown>, created_at: e.createdAt };
+    }
+    const row = this.db
+      .query("SELECT payload_json, created_at FROM events WHERE task_id = ? AND event_type = ? ORDER BY event_id DESC LIMIT 1")
+      .get(taskId, type) as { payload_json: string; created_at: string } | null;
+    return row ? { payload: JSON.parse(row.payload_json) as Record<string, unknown>, created_at: row.created_at } : null;
+  }
+
   /** Drop a task's cached count. Flush first: a count read back later must include queued events. */
   forget(taskId: string): void {
     this.counts.delete(taskId);

@@ -74,6 +74,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (runtime, profile_fingerprint)
   );
   `,
+  // 3: the advice each interaction carried (src/bridge/service/advice.ts), kept beside its resolution.
+  `
+  ALTER TABLE interactions ADD COLUMN advice_json TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

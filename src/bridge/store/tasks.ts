@@ -47,6 +47,8 @@ export interface InteractionRow {
   expires_at: string | null;
   resolved_at: string | null;
   resolution_json: string | null;
+  /** The advice shown with the request (null only for rows written before advice existed). */
+  advice_json: string | null;
 }
 
 /** The columns a run writes as it goes: its outcome, its provider session and its pending request. */
@@ -235,10 +237,10 @@ export class TaskStore {
         assertTransition(task.status, to);
         this.db
           .query(
-            `INSERT INTO interactions (request_id, task_id, kind, status, payload_json, created_at, expires_at)
-             VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+            `INSERT INTO interactions (request_id, task_id, kind, status, payload_json, created_at, expires_at, advice_json)
+             VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
           )
-          .run(row.request_id, row.task_id, row.kind, row.payload_json, row.created_at, row.expires_at);
+          .run(row.request_id, row.task_id, row.kind, row.payload_json, row.created_at, row.expires_at, row.advice_json);
         this.db
           .query("UPDATE tasks SET status = ?, pending_request_id = ?, updated_at = ? WHERE task_id = ?")
           .run(to, row.request_id, nowIso(), row.task_id);
@@ -283,10 +285,10 @@ export class TaskStore {
       .transaction(() => {
         this.db
           .query(
-            `INSERT INTO interactions (request_id, task_id, kind, status, payload_json, created_at, expires_at, resolved_at)
-             VALUES (?, ?, ?, 'stale', ?, ?, ?, ?)`,
+            `INSERT INTO interactions (request_id, task_id, kind, status, payload_json, created_at, expires_at, resolved_at, advice_json)
+             VALUES (?, ?, ?, 'stale', ?, ?, ?, ?, ?)`,
           )
-          .run(row.request_id, row.task_id, row.kind, row.payload_json, row.created_at, row.expires_at, nowIso());
+          .run(row.request_id, row.task_id, row.kind, row.payload_json, row.created_at, row.expires_at, nowIso(), row.advice_json);
       })
       .immediate();
   }

@@ -23,6 +23,7 @@ interface PendingRequest {
   kind: string;
   status: string;
   payload: Record<string, unknown>;
+  advice?: { option_id: string | null; reason: string; rule: string } | null;
 }
 
 type Choice = { const: string; title: string };
@@ -55,10 +56,23 @@ function approvalChoices(payload: Record<string, unknown>): Choice[] {
   return ((payload.available_decisions as string[] | undefined) ?? []).map((d) => ({ const: d, title: d.replaceAll("_", " ") }));
 }
 
+/**
+ * The advisor's line of the form. It is text only: the form preselects nothing (no `default`), so
+ * the human's choice is always their own.
+ */
+function adviceText(p: PendingRequest, choices: Choice[]): string | null {
+  const a = p.advice;
+  if (!a) return null;
+  const label = a.option_id === null ? null : (choices.find((c) => c.const === a.option_id)?.title ?? a.option_id);
+  return `Advice (serverfs rule ${clip(a.rule)}; you decide): ${label === null ? "no recommendation" : `"${label}"`}. ${clip(a.reason)}`;
+}
+
 function approvalForm(task: string, p: PendingRequest): { message: string; requestedSchema: FormSchema } {
   const lines = [`The coding agent of task ${task} asks for approval: ${clip(p.payload.title)}`];
   if (p.payload.command_display) lines.push(`Command: ${clip(p.payload.command_display)}`);
   if (p.payload.reason) lines.push(`Reason: ${clip(p.payload.reason)}`);
+  const advice = adviceText(p, approvalChoices(p.payload));
+  if (advice) lines.push(advice);
   return {
     message: lines.join("\n"),
     requestedSchema: {
@@ -87,7 +101,9 @@ function questionForm(task: string, p: PendingRequest): { message: string; reque
       if (choices.length === 0) required.push(`q${i}_text`);
     }
   });
-  return { message: `The coding agent of task ${task} has ${questions.length === 1 ? "a question" : "questions"} for you.`, requestedSchema: { type: "object", properties, required } };
+  const advice = adviceText(p, []);
+  const message = `The coding agent of task ${task} has ${questions.length === 1 ? "a question" : "questions"} for you.${advice ? `\n${advice}` : ""}`;
+  return { message, requestedSchema: { type: "object", properties, required } };
 }
 
 /** A form question's own form field name: `f0`, `f1`, … (like `q0`, agent names are not valid keys everywhere). */

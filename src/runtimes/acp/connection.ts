@@ -183,6 +183,30 @@ export class AcpPeer {
     }
   }
 
+  /**
+   * `session/close` at the end of a task, even after a failure (the transport may still carry it):
+   * resolves true when the agent answered, false when it refused, the transport is gone or
+   * `timeoutMs` passed. Never throws.
+   */
+  async closeSession(sessionId: string, timeoutMs: number): Promise<boolean> {
+    if (this.dead) return false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        this.conn.agent.request(acp.methods.agent.session.close, { sessionId }).then(
+          () => true,
+          () => false,
+        ),
+        this.conn.closed.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
   close(): void {
     try {
       this.conn.close();

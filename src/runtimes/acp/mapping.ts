@@ -167,7 +167,8 @@ export class UpdateMapper {
       case "usage_update": {
         const used = typeof update.used === "number" && Number.isFinite(update.used) ? update.used : null;
         const size = typeof update.size === "number" && Number.isFinite(update.size) ? update.size : null;
-        if (used !== null || size !== null) out.push({ type: "usage.updated", payload: { used, size } });
+        const cost = usageCost(update.cost);
+        if (used !== null || size !== null || cost !== null) out.push({ type: "usage.updated", payload: { used, size, cost } });
         return out;
       }
       // Known, and deliberately not events: replayed/echoed user text, slash-command menus,
@@ -271,4 +272,13 @@ export class UpdateMapper {
     }
     if (Object.keys(changed).length > 0) out.push({ type: "tool.updated", payload: { tool_call_id: f.toolCallId, ...changed } });
   }
+}
+
+/** ACP's cumulative session cost `{amount, currency}`; anything else is no cost (null). */
+function usageCost(raw: unknown): { amount: number; currency: string } | null {
+  if (!raw || typeof raw !== "object") return null;
+  const c = raw as { amount?: unknown; currency?: unknown };
+  if (typeof c.amount !== "number" || !Number.isFinite(c.amount)) return null;
+  const currency = boundedText(c.currency, 16);
+  return currency === null || currency === "" ? null : { amount: c.amount, currency };
 }

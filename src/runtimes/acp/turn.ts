@@ -21,6 +21,7 @@ import { authRequired, isAuthRefusal, protocolError } from "./protocol-errors.ts
 import { privateErrorText } from "../kernel/private-error.ts";
 import { closeChildInput } from "../kernel/child-input.ts";
 import { CANCEL_RESPONSE, FORM_ELICITATION_CAPABILITY, declineResponse, questionFromElicitation, responseForAnswer } from "./elicitation.ts";
+import { MAX_SESSION_CLOSE_MS, advertisesSessionClose } from "./session-close.ts";
 
 /**
  * What the agent is told about us: the smallest set (no fs, no terminal), plus form elicitation,
@@ -62,6 +63,8 @@ export class AcpTurn extends ProviderTurn {
   private promptSettled: Promise<void> | null = null;
   /** Requests waiting on a human, in arrival order (see untilWithdrawn). */
   private humanQueue: Promise<unknown> = Promise.resolve();
+  /** The agent advertised `session/close` (session hygiene at the end of the task). */
+  private closeAdvertised = false;
 
   constructor(
     ctx: TaskContext,
@@ -159,6 +162,7 @@ export class AcpTurn extends ProviderTurn {
       });
     }
 
+    this.closeAdvertised = advertisesSessionClose(init);
     this.phase = "session";
     const sessionResponse = this.ctx.continueNativeSessionId === null ? await this.newSession() : await this.continueSession(init);
     this.ctx.saveCapabilities(profile.fingerprint, snapshotFrom(init, sessionResponse));
@@ -385,7 +389,8 @@ export class AcpTurn extends ProviderTurn {
   /**
    * End the conversation. After a cancel or failure: `session/cancel` (already sent by cancel()),
    * a bounded grace for the prompt to end, then the transport is closed. After success: close
-   * stdin; the kernel gives the agent its shutdown grace to exit on its own first.
+   * stdin; the kernel gives the agent its shutdown grace to exit on its own first. Either way an
+   * agent that advertised `session/close` is sent it first (session-close.ts).
    */
   protected override async close(abnormal: boolean): Promise<void> {
     this.phase = "teardown";
@@ -396,6 +401,10 @@ export class AcpTurn extends ProviderTurn {
       if (this.promptSettled !== null) {
         await Promise.race([this.promptSettled, proc.exited, new Promise((r) => setTimeout(r, Math.min(this.graceMs, MAX_CANCEL_GRACE_MS)))]);
       }
+    }
+    if (this.closeAdvertised && this.sessionId !== null && this.peer !== null) {
+      const closed = await this.peer.closeSession(this.sessionId, Math.min(this.graceMs, MAX_SESSION_CLOSE_MS));
+      this.diagnostics.record(closed ? "session_closed" : "session_close_failed", "session/close at the end of the task");
     }
     this.peer?.close();
     closeChildInput(proc);

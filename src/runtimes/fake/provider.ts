@@ -237,6 +237,12 @@ export async function runFakeProvider(): Promise<void> {
       result(`events=${n}`);
       break;
     }
+    case "usage": {
+      // An ACP-shaped usage report: tokens in context, the window, the session's cost.
+      send({ type: "event", event_type: "usage.updated", payload: { used: 1500, size: 8000, cost: { amount: 0.25, currency: "USD" } } });
+      result("usage");
+      break;
+    }
     case "env": {
       // Names only the test chose; reports presence for each comma-separated name, and one value.
       const names = arg.split(",");

@@ -61,6 +61,7 @@ describe("ACP through the Bridge service", () => {
       decision: "approve_session",
       option_id: "opt-always",
       option_kind: "allow_always",
+      advice: { option_id: "opt-once", rule: "builtin:edit-inside-workdir", followed: false },
     });
     const late = await rig.fail("task.approval.respond", { task_id: id, request_id: pending.request_id, option_id: "opt-once" });
     expect(["REQUEST_ALREADY_RESOLVED", "REQUEST_STALE"]).toContain(late);

@@ -51,7 +51,7 @@ describe("prompt turn", () => {
         { content: "change it", priority: "medium", status: "in_progress" },
       ],
     });
-    expect(task.eventsOf("usage.updated")).toEqual([{ used: 1200, size: 128000 }]);
+    expect(task.eventsOf("usage.updated")).toEqual([{ used: 1200, size: 128000, cost: null }]);
     expect(task.eventsOf("tool.started")[0]).toMatchObject({ tool_call_id: "t-read", kind: "read", status: "completed", paths: [`${rig.dir}/a.txt`] });
     expect(JSON.stringify(task.events)).not.toContain("must-not-persist");
     expect(JSON.stringify(task.events)).not.toContain("_meta");

@@ -34,7 +34,10 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
     description:
       "Read a task: status, timestamps, deadline, last_event_at (when the agent was last heard from), error, the final response (inline, or a preview when " +
       "final_response_truncated is true: read the rest with read_agent_task_result) and any pending_request " +
-      "(an approval or question waiting for you). wait_seconds (0-50) waits until the status changes, a new " +
+      "(an approval or question waiting for you) with its advice {option_id, reason, rule}: what serverfs's rules recommend " +
+      "(option_id null when no rule recommends an option, and always for a question). Advice is never applied: the " +
+      "request stays pending until someone answers it. usage is the agent's latest report of tokens in context (used of size) " +
+      "and its session cost, or null. wait_seconds (0-50) waits until the status changes, a new " +
       "interaction is pending, or the time is up — use it instead of polling. Where approvals go to the human " +
       "(list_agent_runtimes → approvals), a pending request is shown to them as a form by this call and " +
       "human_answer says what they did; a declined form leaves the request pending.",
@@ -50,6 +53,16 @@ export function getAgentTaskTool(deps: AgentToolDeps): McpTool {
         .string()
         .nullable()
         .describe("When the task last recorded an event (ISO-8601). A running task whose last event is old is stuck or working silently; event_idle_timeout_seconds ends it with AGENT_IDLE_TIMEOUT."),
+      usage: z
+        .looseObject({
+          used: z.number().nullable(),
+          size: z.number().nullable(),
+          cost: z.object({ amount: z.number(), currency: z.string() }).nullable(),
+          updated_at: z.string(),
+        })
+        .nullable()
+        .optional()
+        .describe("The agent's latest usage report: tokens in context (used), the context window (size), the session's cumulative cost; null before any."),
     }),
     auditArgs: (a) => ({ task_id: a.task_id, wait_seconds: a.wait_seconds }),
     handler: async (a, ctx) => {
