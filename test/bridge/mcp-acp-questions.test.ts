@@ -10,6 +10,9 @@ import path from "node:path";
 import { cleanup, startHarness, type Harness } from "./helpers.ts";
 import { code, type ElicitAnswer, ok, open, type Session, waitFor } from "./mcp-clients.ts";
 
+/** What the advisor says of every question (docs/agent-bridge.md, "Approval advice"): nothing to pick. */
+const QUESTION_ADVICE = { followed: null, option_id: null, rule: "builtin:question" };
+
 const CLI = path.resolve(import.meta.dir, "../../src/cli.ts");
 const FIXTURE = path.resolve(import.meta.dir, "../fixtures/acp/form-asker.ts");
 let h: Harness;
@@ -99,7 +102,7 @@ describe.each([["v1"], ["pin"]] as const)("MCP form elicitation, client %s", (mo
       const v = await untilHumanAnswer(s, id);
       expect(v.human_answer).toMatchObject({ kind: "question", outcome: "answered", decided_by: "human" });
       expect(await finalOf(s, id)).toEqual({ action: "accept", content: { name: "v2", count: 4, channel: "stable", targets: ["mac"], notify: true } });
-      expect(await answered(s, id)).toEqual([{ question_count: 5, action: "accept", decided_by: "human" }]);
+      expect(await answered(s, id)).toEqual([{ question_count: 5, action: "accept", decided_by: "human", advice: QUESTION_ADVICE }]);
     } finally {
       await s.close();
     }
@@ -113,7 +116,7 @@ describe.each([["v1"], ["pin"]] as const)("MCP form elicitation, client %s", (mo
       const v = await untilHumanAnswer(s, id);
       expect(v.human_answer).toMatchObject({ kind: "question", outcome: "declined" });
       expect(await finalOf(s, id)).toEqual({ action: "decline" });
-      expect(await answered(s, id)).toEqual([{ question_count: 0, action: "decline", decided_by: "human" }]);
+      expect(await answered(s, id)).toEqual([{ question_count: 0, action: "decline", decided_by: "human", advice: QUESTION_ADVICE }]);
     } finally {
       await s.close();
     }
@@ -141,7 +144,7 @@ test('the assistant answers with answer_agent_question where approvals = "tools"
       }),
     );
     expect(await finalOf(s, id)).toEqual({ action: "accept", content: { name: "v3", count: 9, channel: "beta" } });
-    expect(await answered(s, id)).toEqual([{ question_count: 3, action: "accept", decided_by: "assistant" }]);
+    expect(await answered(s, id)).toEqual([{ question_count: 3, action: "accept", decided_by: "assistant", advice: QUESTION_ADVICE }]);
 
     const c = await submit(s, "ask confirm");
     const w = await waitFor(s, c, ["waiting_for_question"]);
@@ -172,7 +175,7 @@ test('the operator answers with serverfs tasks answer (and --decline) where appr
     const done = await cli("answer", id, rid, "channel=beta", "targets=linux,mac", "--text", "name=v4", "--text", "count=1", "--text", "contact=a@b.example");
     expect([done.code, done.stderr]).toEqual([0, ""]);
     expect(await finalOf(s, id)).toEqual({ action: "accept", content: { name: "v4", count: 1, channel: "beta", targets: ["linux", "mac"], contact: "a@b.example" } });
-    expect(await answered(s, id)).toEqual([{ question_count: 5, action: "accept", decided_by: "operator" }]);
+    expect(await answered(s, id)).toEqual([{ question_count: 5, action: "accept", decided_by: "operator", advice: QUESTION_ADVICE }]);
 
     const d = await submit(s, "ask confirm");
     const drid = ((await waitFor(s, d, ["waiting_for_question"])).pending_request as { request_id: string }).request_id;

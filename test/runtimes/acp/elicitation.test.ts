@@ -10,6 +10,9 @@ import path from "node:path";
 import { startAcpRig, waitInteraction, type ServiceRig } from "../service-rig.ts";
 import { profileFor } from "./harness.ts";
 
+/** What the advisor says of every question (docs/agent-bridge.md, "Approval advice"): nothing to pick. */
+const QUESTION_ADVICE = { followed: null, option_id: null, rule: "builtin:question" };
+
 let rig: ServiceRig | null = null;
 afterEach(async () => {
   await rig?.stop();
@@ -92,7 +95,7 @@ describe("ACP form elicitation through the Bridge", () => {
       content: { name: "v1.2", count: 3, channel: "beta", targets: ["linux", "windows"], notify: true, contact: "ops@example.com" },
     });
     const answered = (await r.events(id)).filter((e) => e.event_type === "question.answered").map((e) => e.payload);
-    expect(answered).toEqual([{ question_count: 6, action: "accept", decided_by: "operator" }]);
+    expect(answered).toEqual([{ question_count: 6, action: "accept", decided_by: "operator", advice: QUESTION_ADVICE }]);
     expect(await r.fail("task.question.answer", { ...base, answers: [], action: "decline" })).toMatch(/^REQUEST_(STALE|ALREADY_RESOLVED)$/);
   });
 
@@ -104,7 +107,7 @@ describe("ACP form elicitation through the Bridge", () => {
     await r.call("task.question.answer", { task_id: id, request_id: pending.request_id, answers: [], action });
     expect(await finalOf(r, id)).toEqual({ action });
     const answered = (await r.events(id)).filter((e) => e.event_type === "question.answered").map((e) => e.payload);
-    expect(answered).toEqual([{ question_count: 0, action }]);
+    expect(answered).toEqual([{ question_count: 0, action, advice: QUESTION_ADVICE }]);
   });
 
   test.each([
