@@ -31,11 +31,15 @@ try {
 
   const direct: number[] = [];
   const launched: number[] = [];
+  // Node starting and exiting with nothing to do: the floor any Node launcher stands on.
+  const bareNode: number[] = [];
   once([exe, "--version"]);
   once([node, join(main, "serverfs.js"), "--version"]);
+  once([node, "-e", ""]);
   for (let i = 0; i < runs; i++) {
     direct.push(once([exe, "--version"]));
     launched.push(once([node, join(main, "serverfs.js"), "--version"]));
+    bareNode.push(once([node, "-e", ""]));
   }
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const added = median(launched) - median(direct);
@@ -43,7 +47,9 @@ try {
   console.log(`node ${Bun.spawnSync([node, "--version"]).stdout.toString().trim()}; runs: ${runs} each, interleaved, after one warm-up run each`);
   console.log(`executable alone (baseline): median ${fmtMs(median(direct))}, p95 ${fmtMs(percentile(sorted(direct), 95))}`);
   console.log(`through the launcher:        median ${fmtMs(median(launched))}, p95 ${fmtMs(percentile(sorted(launched), 95))}`);
+  console.log(`node -e '' alone:             median ${fmtMs(median(bareNode))}, p95 ${fmtMs(percentile(sorted(bareNode), 95))}`);
   console.log(`launcher adds: ${fmtMs(added)}   target: < 50 ms -> ${added < 50 ? "MET" : "NOT MET"}`);
+  console.log(`of which Node's own start (node -e ''): ${fmtMs(median(bareNode))}; the launcher's own work: ${fmtMs(added - median(bareNode))}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
