@@ -99,7 +99,8 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect([done.status, done.final_response]).toEqual(["succeeded", "approval=approve_once"]);
     const events = ok(await call("read_agent_task_events", { task_id: id, limit: 500 })).events as Array<{ event_type: string; payload: Record<string, unknown> }>;
     const resolved = events.find((e) => e.event_type === "approval.resolved");
-    expect(resolved?.payload).toEqual({ decision: "approve_once", decided_by: "assistant" });
+    // The advisor had nothing to say of the fake runtime's approval (docs/agent-bridge.md, "Approval advice").
+    expect(resolved?.payload).toEqual({ decision: "approve_once", decided_by: "assistant", advice: { followed: null, option_id: null, rule: "builtin:no-match" } });
     expect(code(await call("read_agent_task_result", { task_id: id }))).toBe("AGENT_RESULT_NOT_RETRIEVABLE");
     expect([...called].sort()).toEqual([...READ_TOOLS].sort());
     // Each call wrote its audit line, in this era too; a caller's path never appears in it.
