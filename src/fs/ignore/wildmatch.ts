@@ -19,19 +19,11 @@ export function asciiLower(s: string): string {
   return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
 }
 
-/**
- * A class's ranges under core.ignorecase, for a subject already lowered: git lowers an upper-case
- * subject byte, then matches it if it, or its upper-case form, is in the class. The same set is
- * the class plus the lower-case image of its A-Z part.
- */
-function foldRanges(ranges: number[]): number[] {
-  const out = [...ranges];
-  for (let k = 0; k < ranges.length; k += 2) {
-    const a = Math.max(ranges[k] as number, 65);
-    const b = Math.min(ranges[k + 1] as number, 90);
-    if (a <= b) out.push(a + 32, b + 32);
-  }
-  return out;
+/** The lower-case image of the A-Z part of [a, b], under core.ignorecase (empty: none). */
+function lowerImage(a: number, b: number): number[] {
+  const lo = Math.max(a, 65);
+  const hi = Math.min(b, 90);
+  return lo <= hi ? [lo + 32, hi + 32] : [];
 }
 
 /** A string as its UTF-8 bytes, one code unit per byte (ASCII strings are returned as they are). */
@@ -70,8 +62,13 @@ function withoutSlash(ranges: number[]): number[] {
   return out;
 }
 
-/** git's `[...]` from just after the `[`; null where wildmatch aborts. */
-function parseClass(q: number[], start: number): { tok: Token; next: number } | null {
+/**
+ * git's `[...]` from just after the `[`; null where wildmatch aborts. `casefold` (core.ignorecase,
+ * for a subject already lowered) follows git's wildmatch to the letter: a range also matches a
+ * lower-case subject whose upper case is in it, `[:upper:]` matches lower-case letters too, and a
+ * single member is compared as written, so an upper-case one (`[AB]`, `[\A]`) never matches.
+ */
+function parseClass(q: number[], start: number, casefold = false): { tok: Token; next: number } | null {
   const n = q.length;
   let k = start;
   let negate = false;
@@ -102,6 +99,7 @@ function parseClass(q: number[], start: number): { tok: Token; next: number } | 
         e = q[k] as number;
       }
       if (prev <= e) ranges.push(prev, e);
+      if (casefold) ranges.push(...lowerImage(prev, e));
       prev = 0;
     } else if (c === 91 /* [ */ && q[k + 1] === 58 /* : */) {
       const s = k + 2;
@@ -113,9 +111,11 @@ function parseClass(q: number[], start: number): { tok: Token; next: number } | 
         ranges.push(91, 91);
         prev = 91;
       } else {
-        const cls = POSIX[String.fromCharCode(...q.slice(s, j - 1))];
+        const name = String.fromCharCode(...q.slice(s, j - 1));
+        const cls = POSIX[name];
         if (cls === undefined) return null;
         ranges.push(...cls);
+        if (casefold && name === "upper") ranges.push(...(POSIX.lower as number[]));
         prev = 0;
         k = j;
       }
@@ -168,10 +168,9 @@ export function gitPatternTokens(pattern: string, casefold = false): Token[] | n
       continue;
     }
     if (c === 91 /* [ */) {
-      const cls = parseClass(q, i + 1);
+      const cls = parseClass(q, i + 1, casefold);
       if (cls === null) return null;
-      if (casefold && cls.tok.k === CLASS && cls.tok.ranges !== undefined) out.push({ ...cls.tok, ranges: foldRanges(cls.tok.ranges) });
-      else out.push(cls.tok);
+      out.push(cls.tok);
       i = cls.next;
       continue;
     }
