@@ -6,7 +6,7 @@
 import { ptr } from "bun:ffi";
 import { darwinErrno, libSystem } from "./libsystem.ts";
 
-const CTL_KERN = 1;
+export const CTL_KERN = 1;
 const KERN_PROC = 14;
 const KERN_PROC_ALL = 0;
 /** sys/errno.h: the buffer was too small (the table grew between the two calls). */
@@ -29,9 +29,10 @@ export const KINFO = {
 } as const;
 
 // sys/proc.h p_stat values: SSTOP is a job-control stop, which xnu applies to the whole task.
-const SSTOP = 4;
-const SZOMB = 5;
+export const SSTOP = 4;
+export const SZOMB = 5;
 
+/** One process as kinfo_proc (here) and proc_bsdinfo (proc-reader.ts) both describe it. */
 export interface KinfoEntry {
   pid: number;
   ppid: number;

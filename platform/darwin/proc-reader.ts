@@ -7,7 +7,7 @@
 import { ptr } from "bun:ffi";
 import { findMarker, MARKER_UNREADABLE, type ProcEntry, type ProcReader, type TaskLineageView } from "../posix/process-table.ts";
 import { forkWatch } from "./fork-watch.ts";
-import { listKinfoProcs } from "./kinfo-proc.ts";
+import { CTL_KERN, listKinfoProcs, SSTOP, SZOMB, type KinfoEntry } from "./kinfo-proc.ts";
 import { TaskLineage, type ProcIds } from "./lineage.ts";
 import { libSystem } from "./libsystem.ts";
 import { uniqueIdsOf } from "./unique-ids.ts";
@@ -15,10 +15,6 @@ import { leaderIdsOf, markerDirectory, markerFromPaths, markerVerdict, type Mark
 
 const PROC_PIDTBSDINFO = 3;
 const PROC_BSDINFO_SIZE = 136;
-// sys/proc.h p_stat values: SSTOP is a job-control stop, which xnu applies to the whole task.
-const SSTOP = 4;
-const SZOMB = 5;
-const CTL_KERN = 1;
 const KERN_ARGMAX = 8;
 const KERN_PROCARGS2 = 49;
 // sys/proc_info.h: struct proc_fdinfo { int32 proc_fd; uint32 proc_fdtype } (8 bytes), and
@@ -31,16 +27,7 @@ const VNODE_FDINFOWITHPATH_SIZE = 1200;
 const VIP_PATH_OFFSET = 176;
 const MAXPATHLEN = 1024;
 
-interface BsdInfo {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  uid: number;
-  zombie: boolean;
-  stopped: boolean;
-  command: string;
-  startTime: string;
-}
+type BsdInfo = KinfoEntry;
 
 /** Decode struct proc_bsdinfo (sys/proc_info.h); exported for a layout test that runs anywhere. */
 export function parseBsdInfo(buffer: Uint8Array): BsdInfo {
