@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../support/proc.ts";
+import { serveReleaseDirectory } from "./support.ts";
 
 const SCRIPT = path.join(REPO, "install.ps1");
 const ASSET = "serverfs-windows-x64.exe";
@@ -44,17 +45,7 @@ beforeAll(() => {
   release(path.join(root, "good"));
   release(path.join(root, "tampered"), { tamper: true });
   release(path.join(root, "nosums"), { sums: false });
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const rel = decodeURIComponent(new URL(req.url).pathname).replace(/^\/+/, "");
-      requested.push(rel);
-      const file = path.join(root, rel);
-      if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return new Response("not found", { status: 404 });
-      return new Response(fs.readFileSync(file));
-    },
-  });
+  server = serveReleaseDirectory(root, requested);
 });
 
 afterAll(() => {

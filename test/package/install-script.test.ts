@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../support/proc.ts";
+import { serveReleaseDirectory } from "./support.ts";
 
 const SCRIPT = path.join(REPO, "install.sh");
 const ASSETS = ["serverfs-linux-x64", "serverfs-linux-arm64", "serverfs-darwin-arm64", "serverfs-darwin-x64", "serverfs-windows-x64.exe"];
@@ -57,17 +58,7 @@ beforeAll(() => {
   release(path.join(base, "releases/good"));
   release(path.join(base, "releases/tampered"), expectedAsset);
   const root = path.join(base, "releases");
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const rel = decodeURIComponent(new URL(req.url).pathname).replace(/^\/+/, "");
-      requested.push(rel);
-      const file = path.join(root, rel);
-      if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return new Response("not found", { status: 404 });
-      return new Response(fs.readFileSync(file));
-    },
-  });
+  server = serveReleaseDirectory(root, requested);
 });
 
 afterAll(() => {

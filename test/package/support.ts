@@ -1,4 +1,4 @@
-// Shared by the package lane (.ci/package-lane.sh): where build/package.ts wrote its output.
+// Shared by the package tests: where build/package.ts wrote its output (the package lane, .ci/package-lane.sh), and a fake release server for the install-script tests.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -45,4 +45,22 @@ export async function readRest(stream: ReadableStream<Uint8Array>): Promise<stri
     if (done) return text + decoder.decode();
     text += decoder.decode(value, { stream: true });
   }
+}
+
+/**
+ * A fake release: the files under `root`, served on 127.0.0.1 only (a port the kernel picks), each
+ * request's path recorded in `requested`. Anything outside `root`, or not a regular file, is a 404.
+ */
+export function serveReleaseDirectory(root: string, requested: string[]): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const rel = decodeURIComponent(new URL(req.url).pathname).replace(/^\/+/, "");
+      requested.push(rel);
+      const file = path.join(root, rel);
+      if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return new Response("not found", { status: 404 });
+      return new Response(fs.readFileSync(file));
+    },
+  });
 }
