@@ -1,9 +1,9 @@
 // Which runtime adapters a Bridge runs. Every family of the runtime catalog
-// (src/runtimes/catalog.ts) contributes adapters for the runtimes the registry enables; the table
+// (src/config/runtime-catalog.ts) contributes adapters for the runtimes the registry enables; the table
 // below is typed by the catalog's family names, so a family cannot be listed in the catalog and
 // missing here. The service never branches on a runtime's name.
 import type { Registry } from "../config/types.ts";
-import { RUNTIME_CATALOG, type RuntimeFamilyName } from "../runtimes/catalog.ts";
+import { RUNTIME_CATALOG, type RuntimeFamilyName } from "../config/runtime-catalog.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { FakeAdapter } from "../runtimes/fake/adapter.ts";
 import { acpRuntimeFamily } from "../runtimes/acp/index.ts";

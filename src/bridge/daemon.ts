@@ -14,7 +14,7 @@ import { listenWindowsPipe } from "./ipc/server.windows.ts";
 import { ensurePrivateDir, LeaseManager } from "./lease.ts";
 import { OutsideRunJournal } from "./outside-runs.ts";
 import type { BridgeLimits } from "./limits.ts";
-import { providerEnvironment } from "./provider-env.ts";
+import { providerEnvironment } from "../runtimes/kernel/provider-env.ts";
 import type { RuntimeAdapter, RuntimeServices } from "../runtimes/types.ts";
 import { BridgeService, type LogFn } from "./service.ts";
 import type { Collection } from "../common/heap-collector.ts";

@@ -4,7 +4,7 @@
 // runtimes). The contracts are in docs/design/ (task-lifecycle, lease-and-guard, events, interactions).
 import { stopProof } from "../../platform/index.ts";
 import { ServerfsError } from "../errors.ts";
-import type { RuntimeInfo } from "../runtimes/types.ts";
+import type { RuntimeInfo } from "../config/runtime-info.ts";
 import { VERSION } from "../version.ts";
 import { defineHandlers, dispatchTable } from "./rpc/dispatch.ts";
 import type { BridgeStatusResult, HandlerParams, Result, TaskView } from "./rpc/methods.ts";

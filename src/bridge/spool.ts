@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { AtomicPublishError, publishFileAtomic } from "../../platform/fs/atomic-file.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
-import { privateToUser } from "./provider-env.ts";
+import { privateToUser } from "../runtimes/kernel/provider-env.ts";
 
 export const MAX_CHUNK_BYTES = 65_536;
 

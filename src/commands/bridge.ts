@@ -5,7 +5,7 @@ import { loadRegistry } from "../config/load.ts";
 import { refuseAgentOverlaps } from "../config/overlap.ts";
 import { becomeSubreaper } from "../../platform/index.ts";
 import { startBridge } from "../bridge/daemon.ts";
-import { checkProviderEnvFileAtStart } from "../bridge/provider-env.ts";
+import { checkProviderEnvFileAtStart } from "../runtimes/kernel/provider-env.ts";
 import { flag, parseArgs } from "./args.ts";
 import { BRIDGE } from "./specs.ts";
 

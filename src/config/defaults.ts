@@ -1,5 +1,5 @@
 // Default values and fixed bounds of the registry (docs/configuration.md). One table, read by the normalizer, the starter config and the docs tests.
-import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES, type NativeRuntimeName } from "../runtimes/catalog.ts";
+import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES, type NativeRuntimeName } from "./runtime-catalog.ts";
 import type { FsLimits, NativeRuntimeConfig, WorkdirPolicy } from "./types.ts";
 
 export const DEFAULT_LIMITS: Readonly<FsLimits> = {

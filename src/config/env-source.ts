@@ -6,7 +6,7 @@
 // `SERVERFS_ACP_PROFILES_JSON` (a one-line JSON array). Any other `SERVERFS_*`/`WORKDIR_*` key is
 // an error; keys outside those two prefixes belong to other tools and are ignored.
 import { didYouMeanKey } from "../common/did-you-mean.ts";
-import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES } from "../runtimes/catalog.ts";
+import { NATIVE_DESCRIPTORS, NATIVE_RUNTIMES } from "./runtime-catalog.ts";
 import { BOUNDS } from "./defaults.ts";
 import { parseEnvText } from "./env-syntax.ts";
 import { findDuplicateJsonKey } from "./json-duplicate-keys.ts";

@@ -13,8 +13,8 @@ import {
   MAX_RESULT_SPOOL_THRESHOLD_BYTES,
 } from "./defaults.ts";
 import { canonicalJson } from "../common/canonical-json.ts";
-import { NATIVE_RUNTIMES, isNativeRuntime } from "../runtimes/catalog.ts";
-import { executableProblem } from "../runtimes/kernel/executable.ts";
+import { NATIVE_RUNTIMES, isNativeRuntime } from "./runtime-catalog.ts";
+import { executableProblem } from "./executable.ts";
 import { acpFingerprint } from "./fingerprint.ts";
 import { normalizeAdviceRules } from "./advice-rules.ts";
 import { hostPathProblem } from "./host-path.ts";

@@ -8,7 +8,7 @@
 // entry point builds its whole keyword scope at import (~300 ms, on every `serve` start), the
 // core costs ~50 ms (bench/startup/config-load.ts). Errors are the same ArkErrors either way.
 import { ArkErrors, rootSchema } from "@ark/schema";
-import { RESERVED_RUNTIME_NAMES } from "../runtimes/catalog.ts";
+import { RESERVED_RUNTIME_NAMES } from "./runtime-catalog.ts";
 import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { didYouMeanKey } from "../common/did-you-mean.ts";
 import { describeType, type KeyPath, type Problem } from "./problems.ts";

@@ -9,7 +9,7 @@ export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 export type AgentMode = "disabled" | "review" | "workspace-write";
 export type TaskProfile = "review" | "workspace-write";
 /** Runtime names no ACP profile may take (`fake` is the test runtime): from the runtime catalog. */
-export { RESERVED_RUNTIME_NAMES, type NativeRuntimeName } from "../runtimes/catalog.ts";
+export { RESERVED_RUNTIME_NAMES, type NativeRuntimeName } from "./runtime-catalog.ts";
 
 /** Global-only filesystem limits (docs/configuration.md). */
 export interface FsLimits {

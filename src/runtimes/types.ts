@@ -5,6 +5,7 @@
 // adapter — proves they are gone before a lease or recovery guard is released.
 import type { ContainedProcess, StopEvidence } from "../../platform/types.ts";
 import type { FormSchema, FormValue } from "./acp/elicitation-schema.ts";
+import type { RuntimeInfo } from "../config/runtime-info.ts";
 
 export type ApprovalDecision = "approve_once" | "approve_session" | "deny" | "cancel_task";
 export const APPROVAL_DECISIONS: readonly ApprovalDecision[] = ["approve_once", "approve_session", "deny", "cancel_task"];
@@ -39,22 +40,6 @@ export const PROVIDER_EVENT_TYPES = [
 export type ProviderEventType = (typeof PROVIDER_EVENT_TYPES)[number];
 
 export type ResponseOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always";
-
-export interface RuntimeInfo {
-  name: string;
-  available: boolean;
-  version: string | null;
-  persistent_session: boolean;
-  live_steer: boolean;
-  interactive_approval: boolean;
-  interactive_question: boolean;
-  in_flight_recovery: "none" | "session-resume";
-  model_override: boolean;
-  model_discovery: "runtime_catalog" | "current_account" | "unsupported";
-  /** Additive (ACP): "unmeasured" until a real handshake has been recorded. */
-  capability_state?: "unmeasured" | "measured";
-  [extra: string]: unknown;
-}
 
 /** What an adapter asks a human to approve. Paths may be absolute: the service redacts. */
 export interface ApprovalRequest {

@@ -4,8 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "bun:test";
-import { bridgeHostRoots, type HostRoot } from "../../src/bridge/host-roots.ts";
-import { Redactor } from "../../src/bridge/redact.ts";
+import { bridgeHostRoots, type HostRoot } from "../../src/runtimes/kernel/host-roots.ts";
+import { Redactor } from "../../src/runtimes/kernel/redact.ts";
 
 const r = new Redactor("/srv/repo", ["hunter2-very-secret"]);
 

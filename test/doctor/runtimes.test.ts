@@ -9,7 +9,7 @@ import path from "node:path";
 import { acpCommandCheck } from "../../src/doctor/checks/acp-profiles.ts";
 import { boundedRun } from "../../src/doctor/bounded-run.ts";
 import { acpFingerprint } from "../../src/config/fingerprint.ts";
-import { resolveExecutable } from "../../src/runtimes/kernel/executable.ts";
+import { resolveExecutable } from "../../src/config/executable.ts";
 import { BUN, pidAlive, processesWith } from "../support/proc.ts";
 import { ACP_FIXTURES, tempDir, makeDeployment, runDoctor, startBridge, type Deployment } from "./helpers.ts";
 import { cleanupTempDirs } from "../support/temp.ts";

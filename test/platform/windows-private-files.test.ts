@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readProviderEnvFile } from "../../src/bridge/provider-env.ts";
+import { readProviderEnvFile } from "../../src/runtimes/kernel/provider-env.ts";
 import { readSpoolChunk, writeSpool } from "../../src/bridge/spool.ts";
 import { ServerfsError } from "../../src/errors.ts";
 import { runTurnFrame } from "../../src/runtimes/kernel/turn-support.ts";

@@ -1,7 +1,7 @@
 // What each Bridge RPC method returns. Type aliases (not interfaces) on purpose: an alias is
 // assignable to an index-signature object, which is what MCP tools' loose output schemas infer.
 // The contract in prose: docs/design/bridge-rpc.md.
-import type { RuntimeInfo } from "../../runtimes/types.ts";
+import type { RuntimeInfo } from "../../config/runtime-info.ts";
 import type { TaskStatus } from "../lifecycle.ts";
 import type { ResultChunk } from "../spool.ts";
 import type { EventRecord } from "../store/events.ts";

@@ -5,7 +5,7 @@
 import { adviceManifest } from "./advice.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { AdviceRule, Registry, TaskProfile, Workdir } from "../../config/types.ts";
-import type { RuntimeAdapter, RuntimeInfo } from "../../runtimes/types.ts";
+import type { RuntimeAdapter } from "../../runtimes/types.ts";
 import { VERSION } from "../../version.ts";
 import { canonicalJson } from "../../common/canonical-json.ts";
 import { utf8Bytes } from "../../common/utf8.ts";
@@ -21,6 +21,7 @@ import type { ServiceCore } from "./core.ts";
 import type { Recovery } from "./recovery.ts";
 import type { RunPlan } from "./task-run.ts";
 import type { HandlerParams, SubmitResult } from "../rpc/methods.ts";
+import type { RuntimeInfo } from "../../config/runtime-info.ts";
 
 /** task.submit's params as a handler receives them (validated, defaults applied). */
 export type SubmitParams = HandlerParams<"task.submit">;

@@ -7,7 +7,7 @@ import { ServerfsError, errnoCode } from "../../errors.ts";
 import type { Registry, TaskProfile, Workdir } from "../../config/types.ts";
 import { workdirPolicy } from "../../fs/workdir-policy.ts";
 import { isWithin } from "../../../platform/paths.ts";
-import { runtimeFamilyOf } from "../../runtimes/catalog.ts";
+import { runtimeFamilyOf } from "../../config/runtime-catalog.ts";
 
 const PROFILE_RANK: Record<string, number> = { disabled: 0, review: 1, "workspace-write": 2 };
 

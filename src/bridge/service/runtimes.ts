@@ -1,7 +1,7 @@
 // What this Bridge can run: the runtime list (each adapter's probe) and a runtime's models, with
 // the optional advice mode that authorizes the would-be task first (docs/agent-bridge.md).
 import { ServerfsError, toServerfsError } from "../../errors.ts";
-import type { RuntimeInfo } from "../../runtimes/types.ts";
+import type { RuntimeInfo } from "../../config/runtime-info.ts";
 import { utf8Bytes } from "../../common/utf8.ts";
 import { normalizeRelativePath, parseProfile } from "./admission.ts";
 import { authorize } from "./authorize.ts";

@@ -11,7 +11,7 @@ import { sha256Hex } from "../ids.ts";
 import { removeGuard, updateGuard } from "../guard.ts";
 import { isTerminal, isWaiting, type TaskStatus } from "../lifecycle.ts";
 import { PROVIDER_CANCEL_BOUND_MS } from "../limits.ts";
-import type { Redactor } from "../redact.ts";
+import type { Redactor } from "../../runtimes/kernel/redact.ts";
 import { writeSpool } from "../spool.ts";
 import { bounded, type ServiceCore } from "./core.ts";
 import { isEventName, type TaskEventType } from "./events.ts";

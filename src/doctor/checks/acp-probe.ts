@@ -11,7 +11,7 @@ import path from "node:path";
 import { containment } from "../../../platform/index.ts";
 import type { ContainedProcess, StopEvidence } from "../../../platform/types.ts";
 import { isWithin } from "../../../platform/paths.ts";
-import { providerEnvironment } from "../../bridge/provider-env.ts";
+import { providerEnvironment } from "../../runtimes/kernel/provider-env.ts";
 import type { AcpProfile } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { snapshotFrom } from "../../runtimes/acp/capabilities.ts";

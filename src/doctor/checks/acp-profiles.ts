@@ -5,7 +5,7 @@
 // since it was measured) or not measured yet.
 import path from "node:path";
 import type { AcpProfile } from "../../config/types.ts";
-import { executableProblem } from "../../runtimes/kernel/executable.ts";
+import { executableProblem } from "../../config/executable.ts";
 import { parseSnapshot } from "../../runtimes/acp/snapshot.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, warn, type CheckResult } from "../types.ts";

@@ -6,7 +6,7 @@
 // Bridge's only when the Bridge is started from the same shell. Anything else (the agent's own
 // settings file or login) cannot be seen from here, so the answer says "unknown", not "none".
 import type { AcpProfile, Registry } from "../../config/types.ts";
-import { readProviderEnvFile } from "../../bridge/provider-env.ts";
+import { readProviderEnvFile } from "../../runtimes/kernel/provider-env.ts";
 import { scrubEnv } from "../../../platform/index.ts";
 import { ok, type CheckResult } from "../types.ts";
 

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { NativeRuntimeName, Registry } from "../../config/types.ts";
-import { readProviderEnvFile } from "../../bridge/provider-env.ts";
+import { readProviderEnvFile } from "../../runtimes/kernel/provider-env.ts";
 import { scrubEnv } from "../../../platform/index.ts";
 import { ok, warn, type CheckResult } from "../types.ts";
 import { PLATFORM_NAME } from "../../../platform/os.ts";

@@ -3,8 +3,8 @@
 // whose whole tree is stopped afterwards. Each is followed by what its own settings mean for
 // approvals (native-approvals.ts).
 import type { NativeRuntimeName } from "../../config/types.ts";
-import { NATIVE_RUNTIMES } from "../../runtimes/catalog.ts";
-import { lookupExecutable } from "../../runtimes/kernel/executable.ts";
+import { NATIVE_RUNTIMES } from "../../config/runtime-catalog.ts";
+import { lookupExecutable } from "../../config/executable.ts";
 import { boundedRun, printableLine } from "../bounded-run.ts";
 import type { DoctorContext } from "../context.ts";
 import { approvalsCheck } from "./native-approvals.ts";
@@ -13,7 +13,7 @@ import { fail, ok, type CheckResult } from "../types.ts";
 export const VERSION_TIMEOUT_MS = 10_000;
 const NATIVE = NATIVE_RUNTIMES;
 
-/** The Bridge's own lookup (runtimes/kernel/executable.ts), worded for the operator. */
+/** The Bridge's own lookup (config/executable.ts), worded for the operator. */
 function resolveBin(bin: string): { file: string } | { why: string } {
   const found = lookupExecutable(bin);
   if ("file" in found) return found;

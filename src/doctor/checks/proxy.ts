@@ -2,7 +2,7 @@
 // credentialless by construction (the loader refuses user:password@ and the .env credential
 // keys), so printing host:port shows nothing secret.
 import net from "node:net";
-import { NATIVE_RUNTIMES } from "../../runtimes/catalog.ts";
+import { NATIVE_RUNTIMES } from "../../config/runtime-catalog.ts";
 import type { DoctorContext } from "../context.ts";
 import { fail, ok, type CheckResult } from "../types.ts";
 

@@ -6,11 +6,12 @@ import type { AcpProfile, AgentConfig } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { TurnAdapter } from "../kernel/turn-adapter.ts";
 import type { Diagnostics } from "../kernel/turn-support.ts";
-import type { RuntimeInfo, RuntimeServices, TaskContext } from "../types.ts";
+import type { RuntimeServices, TaskContext } from "../types.ts";
 import { runtimeInfo, type CapabilitySnapshot } from "./capabilities.ts";
 import { parseSnapshot } from "./snapshot.ts";
 import { AcpTurn } from "./turn.ts";
 import { IS_WINDOWS } from "../../../platform/os.ts";
+import type { RuntimeInfo } from "../../config/runtime-info.ts";
 
 export interface AcpAdapterOptions {
   profile: AcpProfile;

@@ -1,6 +1,6 @@
 // Entry point for the Bridge: the ACP runtime family, one AcpAdapter per configured ACP profile.
 // It has the RuntimeFamily shape of src/bridge/adapters.ts, so registering it there is one line.
-import { providerEnvironment } from "../../bridge/provider-env.ts";
+import { providerEnvironment } from "../kernel/provider-env.ts";
 import { deploymentPaths } from "../../config/paths.ts";
 import type { Registry } from "../../config/types.ts";
 import { createLogger, type Logger } from "../../log.ts";

@@ -2,7 +2,7 @@
 // (@anthropic-ai/claude-agent-sdk), the CLI started by us inside the task's containment set. The
 // SDK is imported lazily, on the first task, so a Bridge without Claude never loads it.
 // Capabilities are those the offline end-to-end suite proves (test/runtimes/claude).
-import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../../config/runtime-catalog.ts";
 import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { ClaudeTurn } from "./turn.ts";

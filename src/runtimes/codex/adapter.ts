@@ -4,7 +4,7 @@
 // (test/runtimes/codex): approvals, questions, live steering, session resume, model override
 // and catalog discovery.
 import { ServerfsError } from "../../errors.ts";
-import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../../config/runtime-catalog.ts";
 import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { discoverModels } from "./models.ts";

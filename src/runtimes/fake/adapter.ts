@@ -4,16 +4,16 @@
 import path from "node:path";
 import type { FileSink } from "bun";
 import { ServerfsError, isErrorCode } from "../../errors.ts";
-import { FAKE_DESCRIPTOR } from "../catalog.ts";
+import { FAKE_DESCRIPTOR } from "../../config/runtime-catalog.ts";
 import type {
   AdapterResult,
   ProviderEventType,
   ApprovalRequest,
   QuestionRequest,
   RuntimeAdapter,
-  RuntimeInfo,
   TaskContext,
 } from "../types.ts";
+import type { RuntimeInfo } from "../../config/runtime-info.ts";
 
 export const FAKE_PROVIDER_SUBCOMMAND = "__fake-provider";
 

@@ -3,16 +3,17 @@
 // provider; the adapter keeps the task's turn findable for cancel (and Codex's steer), and since
 // such a child never outlives a Bridge restart, a recorded session id is the most reconcile can
 // offer.
-import { providerEnvironment } from "../../bridge/provider-env.ts";
+import { providerEnvironment } from "./provider-env.ts";
 import { deploymentPaths } from "../../config/paths.ts";
 import type { AgentConfig, NativeRuntimeConfig, Registry } from "../../config/types.ts";
 import { ServerfsError } from "../../errors.ts";
 import { createLogger } from "../../log.ts";
 import { executableVersion } from "./executable-version.ts";
-import { resolveExecutable } from "./executable.ts";
+import { resolveExecutable } from "../../config/executable.ts";
 import type { Diagnostics } from "./turn-support.ts";
-import { parseNativeVersion, type NativeRuntimeDescriptor, type NativeRuntimeName } from "../catalog.ts";
-import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeInfo, RuntimeServices, TaskContext, TaskFacts } from "../types.ts";
+import { parseNativeVersion, type NativeRuntimeDescriptor, type NativeRuntimeName } from "../../config/runtime-catalog.ts";
+import type { AdapterResult, ReconcileResult, RuntimeAdapter, RuntimeServices, TaskContext, TaskFacts } from "../types.ts";
+import type { RuntimeInfo } from "../../config/runtime-info.ts";
 
 /** One task's turn on its provider child. */
 export interface TaskTurn {

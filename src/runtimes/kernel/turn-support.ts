@@ -3,7 +3,7 @@
 // and racing a wait against the turn stopping.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Redactor } from "../../bridge/redact.ts";
+import { Redactor } from "./redact.ts";
 import { ServerfsError } from "../../errors.ts";
 import type { TaskContext } from "../types.ts";
 import { removeTree } from "../../../platform/fs/remove-tree.ts";

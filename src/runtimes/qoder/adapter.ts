@@ -3,7 +3,7 @@
 // Qoder), so what this adapter advertises is proved against a recorded-protocol fixture plus the
 // real CLI's version and not-logged-in paths; `capability_state: "unmeasured"` says so to callers
 // until a live acceptance run exists (docs/runtimes.md).
-import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../catalog.ts";
+import { NATIVE_DESCRIPTORS, parseNativeVersion } from "../../config/runtime-catalog.ts";
 import { NativeTurnAdapter } from "../kernel/turn-adapter.ts";
 import type { TaskContext } from "../types.ts";
 import { QoderTurn } from "./turn.ts";

@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { containment } from "../../../platform/index.ts";
-import { providerEnvironment } from "../../../src/bridge/provider-env.ts";
+import { providerEnvironment } from "../../../src/runtimes/kernel/provider-env.ts";
 import type { ContainedProcess } from "../../../platform/types.ts";
 import { acpFingerprint } from "../../../src/config/fingerprint.ts";
 import type { AcpProfile, AgentConfig } from "../../../src/config/types.ts";

@@ -12,7 +12,7 @@ import { ClaudeAdapter } from "../../../src/runtimes/claude/index.ts";
 import { parseClaudeVersion } from "../../../src/runtimes/claude/adapter.ts";
 import { CodexAdapter } from "../../../src/runtimes/codex/index.ts";
 import { parseCodexVersion } from "../../../src/runtimes/codex/adapter.ts";
-import { resolveExecutable } from "../../../src/runtimes/kernel/executable.ts";
+import { resolveExecutable } from "../../../src/config/executable.ts";
 import { QoderAdapter } from "../../../src/runtimes/qoder/index.ts";
 import { parseQoderVersion } from "../../../src/runtimes/qoder/adapter.ts";
 import type { TaskContext } from "../../../src/runtimes/types.ts";

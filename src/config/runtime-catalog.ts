@@ -3,7 +3,7 @@
 // entry, typed so that none can be missing), doctor and the adapters themselves read it, so a
 // family is added or renamed here once. It is plain data with no adapter imports: config and
 // `serverfs serve` read it without loading any provider SDK.
-import type { RuntimeInfo } from "./types.ts";
+import type { RuntimeInfo } from "./runtime-info.ts";
 
 /** What a runtime advertises in `list_agent_runtimes` besides name, availability and version. */
 export type CapabilityFacts = Pick<

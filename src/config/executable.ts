@@ -6,7 +6,7 @@
 // must still be a regular file. Reasons do not repeat the path.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { IS_WINDOWS, PLATFORM_NAME } from "../../../platform/os.ts";
+import { IS_WINDOWS, PLATFORM_NAME } from "../../platform/os.ts";
 
 export type ExecutableProblem = "missing" | "directory" | "not_file" | "not_executable";
 

@@ -2,9 +2,9 @@
 // control variables and serverfs internals (platform scrubEnv), plus the operator's private
 // provider env file (`KEY=VALUE` per line, verbatim value, `#` comments, no expansion).
 import fs from "node:fs";
-import { errnoCode, ServerfsError } from "../errors.ts";
-import { scrubEnv } from "../../platform/index.ts";
-import { IS_WINDOWS } from "../../platform/os.ts";
+import { errnoCode, ServerfsError } from "../../errors.ts";
+import { scrubEnv } from "../../../platform/index.ts";
+import { IS_WINDOWS } from "../../../platform/os.ts";
 
 /**
  * POSIX owner and mode bits as the check that a secret file is private to this user. Windows has

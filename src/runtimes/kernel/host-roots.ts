@@ -4,7 +4,7 @@
 // from the Bridge's deployment paths and from both the Bridge's and the providers' environments
 // (the private provider env file may move HOME, CODEX_HOME or TMPDIR).
 import path from "node:path";
-import type { DeploymentPaths } from "../config/paths.ts";
+import type { DeploymentPaths } from "../../config/paths.ts";
 import { isWindowsStyle } from "./redact.ts";
 
 export type HostPlaceholder = "<home>" | "<state>" | "<tmp>" | "<provider-config>";
