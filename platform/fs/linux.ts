@@ -66,7 +66,7 @@ function loadLibc() {
     flock: { args: ["i32", "i32"], returns: "i32" },
     close: { args: ["i32"], returns: "i32" },
     lseek: { args: ["i32", "i64", "i32"], returns: "i64" },
-    read: { args: ["i32", "ptr", "u64"], returns: FFIType.i64_fast },
+    pread: { args: ["i32", "ptr", "u64", "i64"], returns: FFIType.i64_fast },
   });
   // Bindings of the same variadic symbol with the argument shapes we need (all integers). The
   // hot ones (openat2, getdents64, statx: once or more per file a search visits) take and return
@@ -263,9 +263,9 @@ export function statFacts(fd: number, out: OpenFileFacts): void {
   out.size = Number(statxView.getBigUint64(40, true));
 }
 
-/** read(2) at the descriptor's offset into buf[0, len): the byte count, 0 at the end. */
-export function readInto(fd: number, buf: Uint8Array, len: number): number {
-  return check(lib().s.read(fd, buf, len), "read");
+/** pread(2) of `len` bytes at file offset `pos` into buf[off, off + len): the byte count, 0 at the end. */
+export function preadInto(fd: number, buf: Uint8Array, off: number, len: number, pos: number): number {
+  return check(lib().s.pread(fd, off === 0 ? buf : buf.subarray(off), len, pos), "pread");
 }
 
 /** close(2) without node:fs bookkeeping (hot path of search). */

@@ -1,12 +1,14 @@
 // The two per-file calls of a search scan besides open and close: what the open file is (type,
-// size, links) and its first bytes. A search makes them for every file it visits, tens of
-// thousands per call, so on Linux they are direct syscalls into reused buffers (statx, read):
-// node:fs's fstatSync builds a Stats object per call and readSync validates its arguments, which
-// together cost a search's first call ~6% of its CPU and left garbage for the collector. Elsewhere,
-// and where statx is refused (kernels before 4.11, seccomp filters that predate it), node:fs.
+// size, links) and its bytes. A search makes them for every file it visits, tens of thousands
+// per call, so on Linux they are direct syscalls into reused buffers (statx, pread): node:fs's
+// fstatSync builds a Stats object per call and readSync validates its arguments, which together
+// cost a search's first call ~6% of its CPU and left garbage for the collector. Elsewhere, and
+// where statx is refused (kernels before 4.11, seccomp filters that predate it), node:fs. Every
+// read of a scan goes through readAt, the first buffer and the rest alike, so a file's bytes
+// arrive one way whatever part of the file they are.
 import fs from "node:fs";
 import { IS_LINUX } from "../os.ts";
-import { readInto, statFacts, type OpenFileFacts } from "./linux.ts";
+import { preadInto, statFacts, type OpenFileFacts } from "./linux.ts";
 import { SysError } from "./sys-error.ts";
 
 export type { OpenFileFacts };
@@ -14,8 +16,8 @@ export type { OpenFileFacts };
 export interface ScanIo {
   /** Type, size and link count of an open descriptor, into `out` (fstat semantics). */
   facts(fd: number, out: OpenFileFacts): void;
-  /** Read a freshly opened file's first `len` bytes into buf[0, len): the byte count. */
-  readHead(fd: number, buf: Uint8Array, len: number): number;
+  /** Read `len` bytes at file offset `pos` into buf[off, off + len) (pread semantics): the byte count, 0 at the end. */
+  readAt(fd: number, buf: Uint8Array, off: number, len: number, pos: number): number;
 }
 
 const portable: ScanIo = {
@@ -25,7 +27,7 @@ const portable: ScanIo = {
     out.size = st.size;
     out.nlink = st.nlink;
   },
-  readHead: (fd, buf, len) => fs.readSync(fd, buf, 0, len, 0),
+  readAt: (fd, buf, off, len, pos) => fs.readSync(fd, buf, off, len, pos),
 };
 
 let statxRefused = false;
@@ -41,7 +43,7 @@ const linux: ScanIo = {
       portable.facts(fd, out);
     }
   },
-  readHead: readInto,
+  readAt: preadInto,
 };
 
 export const scanIo: ScanIo = IS_LINUX ? linux : portable;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { foldAnchors, mayHold, UNICODE_REACHABLE } from "../../src/fs/search/scan-anchor.ts";
-import { fold } from "../../src/fs/search/scan.ts";
+import { fold } from "../../src/fs/search/scan-text.ts";
 import { createFileService } from "../../src/fs/index.ts";
 import { registry, tempDir, workdir, write } from "./helpers.ts";
 

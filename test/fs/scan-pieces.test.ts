@@ -4,7 +4,7 @@
 // line longer than the 1 MiB buffer or shorter — still never matches.
 import { describe, expect, test } from "bun:test";
 import { isUtf8 } from "node:buffer";
-import { Utf8Pieces } from "../../src/fs/search/scan.ts";
+import { Utf8Pieces } from "../../src/fs/search/scan-text.ts";
 import { single, write } from "./helpers.ts";
 
 const PIECE = 64 * 1024;

@@ -238,7 +238,7 @@ describe("cancellation", () => {
 
 describe("case-insensitive paths", () => {
   test("asciiLower (SWAR) equals a byte-by-byte lowercase for every ASCII byte, aligned or not", async () => {
-    const { asciiLower } = await import("../../src/fs/search/scan.ts");
+    const { asciiLower } = await import("../../src/fs/search/scan-text.ts");
     const src = Buffer.alloc(4099);
     for (let i = 0; i < src.length; i++) src[i] = i % 128;
     const want = Buffer.from(src.map((c) => (c >= 65 && c <= 90 ? c | 32 : c)));

@@ -69,27 +69,42 @@ describe("scanIo.facts", () => {
   });
 });
 
-describe("scanIo.readHead", () => {
-  test("reads a fresh descriptor's first bytes, and 0 at the end", () => {
+describe("scanIo.readAt", () => {
+  test("reads the bytes at an offset into a place in the buffer, and 0 at the end", () => {
     const f = path.join(base, "head.bin");
     const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
     fs.writeFileSync(f, bytes);
     const fd = fs.openSync(f, "r");
     try {
       const buf = Buffer.alloc(100_000, 0xee);
-      expect(scanIo.readHead(fd, buf, 1000)).toBe(1000);
+      expect(scanIo.readAt(fd, buf, 0, 1000, 0)).toBe(1000);
       expect(buf.subarray(0, 1000).equals(bytes.subarray(0, 1000))).toBe(true);
       expect(buf[1000]).toBe(0xee); // nothing past len is touched
+      // at an offset of the file, into an offset of the buffer; the descriptor's own offset is not used
+      expect(scanIo.readAt(fd, buf, 5000, 3000, 60_000)).toBe(3000);
+      expect(buf.subarray(5000, 8000).equals(bytes.subarray(60_000, 63_000))).toBe(true);
+      expect(buf[4999]).toBe(0xee);
+      expect(buf[8000]).toBe(0xee);
+      // a read running past the end stops there; one starting at the end is 0
+      expect(scanIo.readAt(fd, buf, 0, 100_000, 69_990)).toBe(10);
+      expect(buf.subarray(0, 10).equals(bytes.subarray(69_990))).toBe(true);
+      expect(scanIo.readAt(fd, buf, 0, 1000, 70_000)).toBe(0);
     } finally {
       fs.closeSync(fd);
     }
     const fd2 = fs.openSync(f, "r");
     try {
       const buf = Buffer.alloc(100_000);
-      expect(scanIo.readHead(fd2, buf, buf.length)).toBe(70_000);
+      expect(scanIo.readAt(fd2, buf, 0, buf.length, 0)).toBe(70_000);
       expect(buf.subarray(0, 70_000).equals(bytes)).toBe(true);
     } finally {
       fs.closeSync(fd2);
     }
+  });
+
+  test("a closed descriptor is an error, never stale bytes", () => {
+    const fd = fs.openSync(path.join(base, "plain.txt"), "r");
+    fs.closeSync(fd);
+    expect(() => scanIo.readAt(fd, Buffer.alloc(16), 0, 16, 0)).toThrow(expect.objectContaining({ code: "EBADF" }));
   });
 });

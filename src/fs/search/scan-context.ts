@@ -10,7 +10,7 @@
 // the next one; a match's `after` may continue into the next buffer. A NUL cut found later drops
 // the context lines past the cut along with the matches past it.
 
-import type { FileMatch } from "./scan.ts";
+import type { FileMatch } from "./scan-types.ts";
 import { lineText, type LineHit } from "./scan-text.ts";
 
 /** Largest context_lines a caller may ask for. */

@@ -45,8 +45,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { RE2JS } from "re2js";
 import { escapeControls } from "../../common/escape.ts";
-import { asciiLower } from "./scan.ts";
-import { countNewlines, matchText, type LineHit } from "./scan-text.ts";
+import { asciiLower, countNewlines, matchText, type LineHit } from "./scan-text.ts";
 
 /** Longest regex, in UTF-16 code units (the same bound as globs). */
 export const MAX_REGEX_CHARS = 1024;

@@ -1,5 +1,6 @@
-// Line helpers the search scanners share (scan.ts, scan-regex.ts, scan-context.ts): the 2 KiB
-// UTF-8-safe text cap, strict decoding and newline counting over raw bytes.
+// Byte and line helpers the search scanners share (scan.ts, scan-regex.ts, scan-context.ts): the
+// 2 KiB UTF-8-safe text cap, strict decoding, newline counting over raw bytes, case folding
+// (ASCII lowercasing four bytes at a time) and cutting a byte stream at UTF-8 boundaries.
 
 import { isUtf8 } from "node:buffer";
 
@@ -51,4 +52,63 @@ export interface LineHit {
   lineEnd: number;
   ls: number;
   le: number;
+}
+
+/** Simple-case-folding approximation shared by query and text. */
+export function fold(s: string): string {
+  return s.toUpperCase().toLowerCase();
+}
+
+/**
+ * ASCII lowercase of `src` into `dst`, four bytes at a time (SWAR: set bit 5 of every byte in
+ * 'A'..'Z'). `src` must be pure ASCII; both buffers start 4-byte aligned (dedicated allocations).
+ */
+export function asciiLower(src: Buffer, dst: Buffer): void {
+  const n = src.length;
+  const words = n >>> 2;
+  if (src.byteOffset % 4 === 0 && dst.byteOffset % 4 === 0) {
+    const s = new Uint32Array(src.buffer, src.byteOffset, words);
+    const o = new Uint32Array(dst.buffer, dst.byteOffset, words);
+    for (let i = 0; i < words; i++) {
+      const w = s[i] as number;
+      const low7 = w & 0x7f7f7f7f;
+      const geA = (low7 + 0x3f3f3f3f) & 0x80808080;
+      const gtZ = (low7 + 0x25252525) & 0x80808080;
+      o[i] = w | ((geA & ~gtZ & ~w & 0x80808080) >>> 2);
+    }
+  } else {
+    for (let i = 0; i < words * 4; i++) {
+      const c = src[i] as number;
+      dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
+    }
+  }
+  for (let i = words * 4; i < n; i++) {
+    const c = src[i] as number;
+    dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
+  }
+}
+
+/**
+ * Cuts a byte stream at UTF-8 sequence boundaries, so each piece can be validated (isUtf8) or
+ * decoded on its own. A trailing incomplete sequence is carried into the next piece (copied: the
+ * caller's buffer is reused), or left in place at the end of the stream to fail validation.
+ */
+export class Utf8Pieces {
+  private carry: Buffer = Buffer.alloc(0);
+
+  next(part: Buffer, final: boolean): Buffer {
+    const buf = this.carry.length === 0 ? part : Buffer.concat([this.carry, part]);
+    let cut = buf.length;
+    if (!final) {
+      let j = buf.length - 1;
+      while (j >= 0 && j > buf.length - 4 && ((buf[j] as number) & 0xc0) === 0x80) j--;
+      if (j >= 0) {
+        const lead = buf[j] as number;
+        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+        if (j + need > buf.length) cut = j;
+      }
+    }
+    this.carry = Buffer.from(buf.subarray(cut));
+    return buf.subarray(0, cut);
+  }
 }

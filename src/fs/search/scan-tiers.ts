@@ -41,7 +41,7 @@ export function scanHotPath(): unknown[] {
     openReadBeneath,
     linuxNative.openReadChild,
     scanIo.facts,
-    scanIo.readHead, // readInto on Linux
+    scanIo.readAt, // preadInto on Linux
     // the batch loop and the one-read fast path (the byte scans it calls stay eligible)
     scanBatch,
     Scanner.prototype.scanFile,

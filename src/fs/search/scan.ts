@@ -4,96 +4,17 @@
 // (scan-regex.ts) and context lines (scan-context.ts) plug into the same buffer loop.
 
 import { isAscii, isUtf8 } from "node:buffer";
-import fs from "node:fs";
 import { scanIo } from "../../../platform/fs/scan-io.ts";
 import { foldAnchors, mayHold, type FoldAnchors } from "./scan-anchor.ts";
 import type { ContextLines } from "./scan-context.ts";
 import type { RegexLines } from "./scan-regex.ts";
-import { capHead, countNewlines, fatalUtf8, matchText, TEXT_CAP, tryDecode, type LineHit } from "./scan-text.ts";
-
-export interface SearchMatch {
-  path: string;
-  line: number;
-  text: string;
-  text_truncated?: true;
-  before?: (string | null)[];
-  after?: (string | null)[];
-  context_truncated?: true;
-}
+import { asciiLower, capHead, countNewlines, fatalUtf8, fold, matchText, TEXT_CAP, tryDecode, Utf8Pieces, type LineHit } from "./scan-text.ts";
+import type { FileMatch, Pace, SearchMatch } from "./scan-types.ts";
 
 const BLOCK = 64 * 1024;
 export const BUFFER_BYTES = 1024 * 1024;
 const FOLD_SLICE = 64 * 1024;
 const GC_HINT_CHARS = 4 * 1024 * 1024;
-
-/** Simple-case-folding approximation shared by query and text. */
-export function fold(s: string): string {
-  return s.toUpperCase().toLowerCase();
-}
-
-/** The walk's clock (WalkClock): tick() throws past the deadline and says when to pause. */
-export interface Pace {
-  tick(): boolean;
-  pause(): Promise<void>;
-}
-
-export interface FileMatch extends SearchMatch {
-  lineEndAbs: number;
-}
-
-/**
- * ASCII lowercase of `src` into `dst`, four bytes at a time (SWAR: set bit 5 of every byte in
- * 'A'..'Z'). `src` must be pure ASCII; both buffers start 4-byte aligned (dedicated allocations).
- */
-export function asciiLower(src: Buffer, dst: Buffer): void {
-  const n = src.length;
-  const words = n >>> 2;
-  if (src.byteOffset % 4 === 0 && dst.byteOffset % 4 === 0) {
-    const s = new Uint32Array(src.buffer, src.byteOffset, words);
-    const o = new Uint32Array(dst.buffer, dst.byteOffset, words);
-    for (let i = 0; i < words; i++) {
-      const w = s[i] as number;
-      const low7 = w & 0x7f7f7f7f;
-      const geA = (low7 + 0x3f3f3f3f) & 0x80808080;
-      const gtZ = (low7 + 0x25252525) & 0x80808080;
-      o[i] = w | ((geA & ~gtZ & ~w & 0x80808080) >>> 2);
-    }
-  } else {
-    for (let i = 0; i < words * 4; i++) {
-      const c = src[i] as number;
-      dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
-    }
-  }
-  for (let i = words * 4; i < n; i++) {
-    const c = src[i] as number;
-    dst[i] = c >= 65 && c <= 90 ? c | 32 : c;
-  }
-}
-
-/**
- * Cuts a byte stream at UTF-8 sequence boundaries, so each piece can be validated (isUtf8) or
- * decoded on its own. A trailing incomplete sequence is carried into the next piece (copied: the
- * caller's buffer is reused), or left in place at the end of the stream to fail validation.
- */
-export class Utf8Pieces {
-  private carry: Buffer = Buffer.alloc(0);
-
-  next(part: Buffer, final: boolean): Buffer {
-    const buf = this.carry.length === 0 ? part : Buffer.concat([this.carry, part]);
-    let cut = buf.length;
-    if (!final) {
-      let j = buf.length - 1;
-      while (j >= 0 && j > buf.length - 4 && ((buf[j] as number) & 0xc0) === 0x80) j--;
-      if (j >= 0) {
-        const lead = buf[j] as number;
-        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-        if (j + need > buf.length) cut = j;
-      }
-    }
-    this.carry = Buffer.from(buf.subarray(cut));
-    return buf.subarray(0, cut);
-  }
-}
 
 export class Scanner {
   private readonly needle: Buffer;
@@ -142,7 +63,7 @@ export class Scanner {
     // ever cuts matches away, so a fixed string absent from the whole file skips the NUL pass (a
     // second pass over every byte searched).
     if ((this.caseSensitive || this.regex !== null || this.anchors !== null) && size < B.length) {
-      const n = scanIo.readHead(fd, B, B.length);
+      const n = scanIo.readAt(fd, B, 0, B.length, 0);
       const view = B.subarray(0, n);
       if (n >= size && (this.regex !== null ? view.indexOf(0) === -1 && this.regex.rejects(view) : this.caseSensitive ? view.indexOf(this.needle) === -1 : this.foldedAbsent(view))) return [];
       return this.scanAll(fd, size, path, want, pace, n);
@@ -212,7 +133,7 @@ export class Scanner {
         newStart = 0;
         filled = 0;
         filePos = 0;
-      } else n = fs.readSync(fd, B, filled, B.length - filled, filePos);
+      } else n = scanIo.readAt(fd, B, filled, B.length - filled, filePos);
       // Reaching the fstat size counts as EOF: it saves a read and the newline bookkeeping that
       // only multi-buffer files need (a file growing meanwhile is searched up to its old size).
       const eof = n === 0 || filePos + n >= size;
@@ -275,7 +196,7 @@ export class Scanner {
     const C = this.countBuf;
     let n = 0;
     for (let p = from; p < to; ) {
-      const got = fs.readSync(fd, C, 0, Math.min(C.length, to - p), p);
+      const got = scanIo.readAt(fd, C, 0, Math.min(C.length, to - p), p);
       if (got === 0) break;
       n += countNewlines(C, 0, got);
       p += got;
@@ -287,7 +208,7 @@ export class Scanner {
     const B = this.buf;
     let p = pos;
     for (;;) {
-      const n = fs.readSync(fd, B, 0, B.length, p);
+      const n = scanIo.readAt(fd, B, 0, B.length, p);
       if (n === 0) return Number.POSITIVE_INFINITY;
       const i = B.subarray(0, n).indexOf(0);
       if (i !== -1) return Math.floor((p + i) / BLOCK) * BLOCK;
@@ -440,7 +361,7 @@ export class Scanner {
       }
       consume(chunk, false);
       chunkBase += chunkLen;
-      const n = fs.readSync(fd, B, 0, B.length, pos);
+      const n = scanIo.readAt(fd, B, 0, B.length, pos);
       if (n === 0) {
         consume(Buffer.alloc(0), true);
         return { match: matchOf(), valid, head, lineEndAbs: chunkBase, nulAbs: -1, eof: true, filePos: pos, restBase: 0, restLen: 0 };

@@ -5,7 +5,8 @@
 
 import { scanIo, type OpenFileFacts } from "../../../platform/fs/scan-io.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
-import { Scanner, type Pace, type SearchMatch } from "./scan.ts";
+import { Scanner } from "./scan.ts";
+import type { Pace, SearchMatch } from "./scan-types.ts";
 import { ContextLines } from "./scan-context.ts";
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 

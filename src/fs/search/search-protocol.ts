@@ -1,5 +1,5 @@
 // Messages and shared-memory layout between search-pool.ts (main thread) and search-worker.ts.
-import type { SearchMatch } from "./scan.ts";
+import type { SearchMatch } from "./scan-types.ts";
 import type { BatchGroup, BatchParams, ScanSpec } from "./search-batch.ts";
 
 /**

@@ -10,7 +10,8 @@
 import { edenGC } from "bun:jsc";
 import { close } from "../../../platform/fs/linux.ts";
 import { openReadBeneath } from "../../../platform/fs/resolve-linux.ts";
-import { BUFFER_BYTES, type Pace, type Scanner } from "./scan.ts";
+import { BUFFER_BYTES, type Scanner } from "./scan.ts";
+import type { Pace } from "./scan-types.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
 import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";

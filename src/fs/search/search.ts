@@ -31,7 +31,8 @@
 import type { Target, Workspace } from "../context.ts";
 import { fail } from "../fail.ts";
 import { compileSearchGlob, MAX_GLOB_CHARS } from "../glob.ts";
-import { BUFFER_BYTES, type Scanner, type SearchMatch } from "./scan.ts";
+import { BUFFER_BYTES, type Scanner } from "./scan.ts";
+import type { SearchMatch } from "./scan-types.ts";
 import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type OpenChild, type ScanSpec } from "./search-batch.ts";
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
@@ -42,7 +43,7 @@ import { isConfined } from "../../../platform/fs/resolve-linux.ts";
 import type { IgnoreLevel, WalkIgnore } from "../ignore/index.ts";
 import { compileExclude, walkIgnoreFor, type WalkFilterArgs } from "../walk-filter.ts";
 
-export type { SearchMatch } from "./scan.ts";
+export type { SearchMatch } from "./scan-types.ts";
 
 // before any search: see scan-tiers.ts
 keepScanBelowFtl();
