@@ -45,3 +45,32 @@ export class MountCrossingError extends SysError {
     super(os.constants.errno.EXDEV, syscall);
   }
 }
+
+// The Windows backend's errors (platform/fs/windows.ts throws them). They live here, beside
+// SysError, so the file layer can tell them apart without importing that backend.
+
+/** An NT status mapped to the POSIX errno *name* the rest of the file layer switches on. */
+export class NtError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    syscall: string,
+  ) {
+    // No path in the message: the name stays with the caller, who knows what to show.
+    super(`${syscall}: ${code} (0x${status.toString(16)})`);
+  }
+}
+
+/** A reparse point that is not a symbolic link (junction, mount point, cloud placeholder...). */
+export class ReparsePointError extends NtError {
+  constructor(syscall: string) {
+    super("ELOOP", 0xc000050b, syscall);
+  }
+}
+
+/** A component spelled as an 8.3 short name that reaches a different long name. */
+export class ShortNameError extends NtError {
+  constructor(syscall: string) {
+    super("EINVAL", 0xc0000033, syscall);
+  }
+}

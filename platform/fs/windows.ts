@@ -5,31 +5,9 @@
 // Failures throw NtError carrying the POSIX errno *name* the rest of the file layer switches on.
 
 import { CFunction, dlopen, FFIType, ptr, type Pointer } from "bun:ffi";
+import { NtError, ReparsePointError, ShortNameError } from "./sys-error.ts";
 
-export class NtError extends Error {
-  constructor(
-    readonly code: string,
-    readonly status: number,
-    syscall: string,
-  ) {
-    // No path in the message: the name stays with the caller, who knows what to show.
-    super(`${syscall}: ${code} (0x${status.toString(16)})`);
-  }
-}
-
-/** A reparse point that is not a symbolic link (junction, mount point, cloud placeholder...). */
-export class ReparsePointError extends NtError {
-  constructor(syscall: string) {
-    super("ELOOP", 0xc000050b, syscall);
-  }
-}
-
-/** A component spelled as an 8.3 short name that reaches a different long name. */
-export class ShortNameError extends NtError {
-  constructor(syscall: string) {
-    super("EINVAL", 0xc0000033, syscall);
-  }
-}
+export { NtError, ReparsePointError, ShortNameError };
 
 const STATUS: Record<number, string> = {
   0xc000000f: "ENOENT", // NO_SUCH_FILE

@@ -2,8 +2,7 @@
 // and echoes only what the caller sent (alias and workdir-relative path), never a host path,
 // a temp name, file content, a query or a child name.
 
-import { MountCrossingError } from "../../platform/fs/sys-error.ts";
-import { ReparsePointError, ShortNameError } from "../../platform/fs/windows.ts";
+import { MountCrossingError, ReparsePointError, ShortNameError } from "../../platform/fs/sys-error.ts";
 import { escapeControls } from "../common/escape.ts";
 import { errnoCode, ServerfsError, type ErrorCode } from "../errors.ts";
 

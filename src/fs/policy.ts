@@ -15,7 +15,7 @@ import { fail } from "./fail.ts";
 import { foldGlob, foldName, nfcName } from "./fold.ts";
 import { compileFnmatchSet, compilePathGlob, type GlobMatcher } from "./glob.ts";
 import { PLATFORM_NAME } from "../../platform/os.ts";
-import { isWindowsRooted, windowsNameProblem } from "../../platform/fs/windows-names.ts";
+import { requestNameRules } from "../../platform/fs/request-names.ts";
 
 export const RESERVED_TEMP_PREFIX = ".serverfs-tmp-";
 export const RESERVED_SENTINEL = ".serverfs-disabled";
@@ -53,7 +53,7 @@ export function isHiddenName(name: string): boolean {
 /**
  * Split a caller path into workdir-relative components. `""`, `"."`, `"./"` and `"sub/.."` are the
  * root (empty list). Backslash is an ordinary character on POSIX; on Windows both `\` and `/`
- * separate components and every component must be a portable Windows name (platform/fs/windows-names.ts).
+ * separate components and every component must be a portable Windows name (platform/fs/request-names.ts).
  * `platform` is the host's unless a test asks for the other rules.
  */
 export function normalizeRequestPath(workdir: string, raw: string, platform: NodeJS.Platform = PLATFORM_NAME): string[] {
@@ -63,20 +63,18 @@ export function normalizeRequestPath(workdir: string, raw: string, platform: Nod
     throw fail("INVALID_NAME", workdir, raw, `path is longer than ${MAX_PATH_BYTES} bytes`);
   }
   if (raw.startsWith("/") || raw.startsWith("~")) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
-  const win = platform === "win32";
-  if (win && isWindowsRooted(raw)) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
+  const rules = requestNameRules(platform);
+  if (rules.rooted(raw)) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
   const parts: string[] = [];
-  for (const part of win ? raw.split(/[\\/]/) : raw.split("/")) {
+  for (const part of rules.split(raw)) {
     if (part === "" || part === ".") continue;
     if (part === "..") {
       if (parts.length === 0) throw fail("PATH_OUTSIDE_WORKDIR", workdir, raw);
       parts.pop();
       continue;
     }
-    if (win) {
-      const problem = windowsNameProblem(part);
-      if (problem !== null) throw fail("INVALID_NAME", workdir, raw, problem);
-    }
+    const problem = rules.nameProblem(part);
+    if (problem !== null) throw fail("INVALID_NAME", workdir, raw, problem);
     parts.push(part);
   }
   return parts;
@@ -133,7 +131,7 @@ function pathMatch(rules: readonly GlobMatcher[], rel: string): boolean {
  * the hint, so the tools that create, replace or delete a file ask before normalising.
  */
 export function namesDirectory(raw: string, platform: NodeJS.Platform = PLATFORM_NAME): boolean {
-  const cut = platform === "win32" ? Math.max(raw.lastIndexOf("/"), raw.lastIndexOf("\\")) : raw.lastIndexOf("/");
+  const cut = requestNameRules(platform).lastSeparator(raw);
   const last = raw.slice(cut + 1);
   return raw !== "" && (last === "" || last === "." || last === "..");
 }

@@ -19,7 +19,7 @@ import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
 import { readMultipleFiles, type ReadManyOutput } from "./read-many.ts";
 import { readMediaFile, type MediaOutput } from "./media.ts";
 import { readTailLines, type TailTextOutput } from "./tail.ts";
-import { MAX_CONTEXT_LINES, searchText, type SearchOutput } from "./search/index.ts";
+import { checkSearchRequest, searchText, type SearchOutput } from "./search/index.ts";
 import { statFile, type StatOutput } from "./stat.ts";
 import type { WalkFilterArgs } from "./walk-filter.ts";
 import { sweepWorkdirs, type SweepBounds, type SweepReport } from "./temp-sweep.ts";
@@ -194,12 +194,8 @@ export function createFileService(registry: Registry, options: FileServiceOption
 
     async searchText(a, signal) {
       const t = ws().prepare(a.workdir, a.path);
-      const query = requireString(t, a.query, "query");
-      const glob = a.glob === undefined || a.glob === null ? null : requireString(t, a.glob, "glob");
-      const limit = clampLimit(positiveIntOrUndefined(t, a.limit, "limit"), limits.default_search_results, limits.max_search_results);
-      const contextLines = nonNegativeInt(t, a.context_lines, "context_lines", 0);
-      if (contextLines > MAX_CONTEXT_LINES) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `context_lines must be at most ${MAX_CONTEXT_LINES}`);
-      return coded(t, false, () => searchText(ws(), t, { query, glob, caseSensitive: a.case_sensitive ?? true, limit, regex: a.regex === true, contextLines, ...walkFilter(t, a) }, signal));
+      const req = checkSearchRequest(t, a, limits);
+      return coded(t, false, () => searchText(ws(), t, req, signal));
     },
 
     async readTextFile(a, signal) {

@@ -19,9 +19,7 @@
 // modules load, before any search. The worker's list imports nothing of the walk, which it never
 // runs and whose modules it would otherwise have to load.
 import { noFTL } from "bun:jsc";
-import { close, openat2, hasOpenat2, statFacts } from "../../../platform/fs/linux.ts";
-import { linuxNative, openReadBeneath } from "../../../platform/fs/resolve-linux.ts";
-import { scanIo } from "../../../platform/fs/scan-io.ts";
+import { scanSyscalls } from "../../../platform/fs/search-port.ts";
 import { Scanner } from "./scan.ts";
 import { scanBatch } from "./search-batch.ts";
 
@@ -33,15 +31,8 @@ export function belowFtl(fns: readonly unknown[]): void {
 /** The per-file functions kept below FTL (exported for the test that checks each is still a function). */
 export function scanHotPath(): unknown[] {
   return [
-    // the syscalls of every file
-    openat2,
-    hasOpenat2,
-    statFacts,
-    close,
-    openReadBeneath,
-    linuxNative.openReadChild,
-    scanIo.facts,
-    scanIo.readAt, // preadInto on Linux
+    // the syscalls of every file, as the platform lists them
+    ...scanSyscalls(),
     // the batch loop and the one-read fast path (the byte scans it calls stay eligible)
     scanBatch,
     Scanner.prototype.scanFile,

@@ -12,8 +12,7 @@
 // worker holds can never be closed and reused under it.
 
 import fs from "node:fs";
-import { hasOpenat2 } from "../../../platform/fs/linux.ts";
-import { IS_LINUX } from "../../../platform/os.ts";
+import { workerOpener } from "../../../platform/fs/search-port.ts";
 import { workerScriptUrl } from "../../../platform/embedded-worker.ts";
 import type { BatchGroup, BatchParams, BatchResult, ScanSpec } from "./search-batch.ts";
 import { DONE_BASE, READY, SHARED_WORDS, SLOTS, toWire, type FromWorker, type ToWorker } from "./search-protocol.ts";
@@ -245,10 +244,10 @@ function workerUrl(): URL {
 
 let pool: SearchPool | null = null;
 
-/** The process's search worker pool, or null where searches stay on the main thread (not Linux, no openat2). */
+/** The process's search worker pool, or null where searches stay on the main thread (the platform has no worker opener). */
 export function searchPool(): SearchPool | null {
   // (pool.begin() starts the worker lazily: nothing here runs before the first search)
-  if (!IS_LINUX || !hasOpenat2()) return null;
+  if (workerOpener() === null) return null;
   pool ??= new SearchPool();
   return pool;
 }

@@ -8,8 +8,7 @@
 // scanned): the Pace checks it before every file and after every buffer.
 
 import { edenGC } from "bun:jsc";
-import { close } from "../../../platform/fs/linux.ts";
-import { openReadBeneath } from "../../../platform/fs/resolve-linux.ts";
+import { workerOpener } from "../../../platform/fs/search-port.ts";
 import { BUFFER_BYTES, type Scanner } from "./scan.ts";
 import type { Pace } from "./scan-types.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
@@ -17,6 +16,12 @@ import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./se
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 
 declare const self: Worker;
+
+// The pool starts this thread only where the platform has a worker opener (search-pool.ts); should
+// it start anywhere else, the thread fails at once and the pool scans every batch itself.
+const found = workerOpener();
+if (found === null) throw new Error("search worker: this platform has no worker opener");
+const opener = found;
 
 // before the first batch: see scan-tiers.ts
 keepScanBelowFtl();
@@ -69,7 +74,7 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
       scanners.set(b.id, scanner);
     }
     const groups = b.groups.map(fromWire);
-    const r = await scanBatch(groups, scanner, b.params, openReadBeneath, close, new SharedPace(b.id, b.slot));
+    const r = await scanBatch(groups, scanner, b.params, opener.openRead, opener.close, new SharedPace(b.id, b.slot));
     filesSinceGc += groups.reduce((n, g) => n + g.names.length, 0);
     if (filesSinceGc >= GC_EVERY_FILES) {
       filesSinceGc = 0;

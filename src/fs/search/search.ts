@@ -22,7 +22,7 @@
 // back together in walk order by batch number, each batch stopping at limit+1 matches of its own,
 // which gives exactly the matches and order of a single-threaded scan; the walk stops once the
 // batches finished in order already hold limit+1. A directory descriptor stays open until every
-// batch naming it has been answered. Only Linux with openat2 has the worker (see search-pool.ts);
+// batch naming it has been answered. Only a platform with a worker opener has the worker (platform/fs/search-port.ts: Linux with openat2);
 // elsewhere every batch is scanned here, with the same results.
 //
 // Ignore files and `exclude` (../walk-filter.ts) prune after the policy, on this thread, before a
@@ -30,18 +30,17 @@
 
 import type { Target, Workspace } from "../context.ts";
 import { fail } from "../fail.ts";
-import { compileSearchGlob, MAX_GLOB_CHARS } from "../glob.ts";
 import { BUFFER_BYTES, type Scanner } from "./scan.ts";
 import type { SearchMatch } from "./scan-types.ts";
 import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type OpenChild, type ScanSpec } from "./search-batch.ts";
-import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
+import type { SearchRequest } from "./request.ts";
 import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "../walk.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
-import { isConfined } from "../../../platform/fs/resolve-linux.ts";
+import { refusesMountCrossing } from "../../../platform/fs/search-port.ts";
 import type { IgnoreLevel, WalkIgnore } from "../ignore/index.ts";
-import { compileExclude, walkIgnoreFor, type WalkFilterArgs } from "../walk-filter.ts";
+import { walkIgnoreFor } from "../walk-filter.ts";
 
 export type { SearchMatch } from "./scan-types.ts";
 
@@ -59,17 +58,6 @@ export interface SearchOutput {
   ignore_warnings?: string[];
   /** Files skipped because they could not be read (an I/O error, no read permission). */
   unreadable: number;
-}
-
-export interface SearchArgs extends WalkFilterArgs {
-  query: string;
-  glob: string | null;
-  caseSensitive: boolean;
-  limit: number;
-  /** `query` is an RE2 pattern (scan-regex.ts). */
-  regex?: boolean;
-  /** Lines of context around each match, 0..MAX_CONTEXT_LINES (scan-context.ts). */
-  contextLines?: number;
 }
 
 const VCS_DIRS = new Set([".git", ".hg", ".svn"]);
@@ -114,17 +102,9 @@ interface Group extends BatchGroup {
   ref: DirRef;
 }
 
-export async function searchText(ws: Workspace, t: Target, args: SearchArgs, signal?: AbortSignal): Promise<SearchOutput> {
-  if (args.query === "") throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must not be empty");
-  if (args.query.includes("\n")) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query must be a single line");
-  if (!args.query.isWellFormed()) throw fail("INVALID_ARGUMENT", t.alias, t.rel, "query contains unpaired surrogates");
-  if (args.glob !== null && args.glob.length > MAX_GLOB_CHARS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `glob must be at most ${MAX_GLOB_CHARS} characters`);
-  // compiled here, so a bad pattern is the caller's INVALID_ARGUMENT before any walking; this
-  // thread's scanner uses the same program (the worker compiles its own from the ScanSpec)
-  const regex = args.regex === true ? compileLineRegex(args.query, args.caseSensitive) : null;
-  if (typeof regex === "string") throw fail("INVALID_ARGUMENT", t.alias, t.rel, regex);
-  const exclude = compileExclude(t, args.exclude);
-  const run = new SearchRun(ws, t, args, regex, signal, walkIgnoreFor(ws, t, args), exclude);
+/** Search below `t` with arguments checkSearchRequest (request.ts) has checked: nothing is checked here. */
+export async function searchText(ws: Workspace, t: Target, req: SearchRequest, signal?: AbortSignal): Promise<SearchOutput> {
+  const run = new SearchRun(ws, t, req, signal, walkIgnoreFor(ws, t, { includeIgnored: req.includeIgnored }));
   try {
     await run.walk();
     await run.finish();
@@ -161,20 +141,18 @@ class SearchRun {
   constructor(
     private readonly ws: Workspace,
     private readonly t: Target,
-    private readonly args: SearchArgs,
-    regex: RegexLines | null,
+    private readonly req: SearchRequest,
     signal: AbortSignal | undefined,
     private readonly ignore: WalkIgnore | null,
-    private readonly exclude: ((sub: string, name: string) => boolean) | null,
   ) {
     const limits = ws.registry.limits;
     this.clock = new WalkClock(t, limits.search_timeout_seconds, signal, "search", 1, SEARCH_GC_TICKS);
-    this.want = args.limit + 1;
+    this.want = req.limit + 1;
     // refuse_hardlinked_reads: such files are skipped, like unreadable ones
     this.params = { maxFile: limits.search_max_file_bytes, refuseHardlinked: t.wd.workdir.refuse_hardlinked_reads, want: this.want };
-    const spec: ScanSpec = { query: args.query, caseSensitive: args.caseSensitive, regex: args.regex === true, contextLines: args.contextLines ?? 0 };
+    const spec: ScanSpec = { query: req.query, caseSensitive: req.caseSensitive, regex: req.regex !== null, contextLines: req.contextLines };
     this.buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
-    this.scanner = makeScanner(spec, this.buffer, regex);
+    this.scanner = makeScanner(spec, this.buffer, req.regex);
     this.session = activeSearchPool()?.begin(spec, this.params) ?? null;
     const native = ws.native;
     this.openChild = native.openReadChild?.bind(native) ?? ((dirFd, name) => native.openBeneath(dirFd, [name], "read"));
@@ -182,10 +160,11 @@ class SearchRun {
 
   async walk(): Promise<void> {
     const { ws, t, clock } = this;
-    const globMatch = this.args.glob === null || this.args.glob === "" ? null : compileSearchGlob(this.args.glob);
+    const globMatch = this.req.glob;
     const root = ws.rootFd(t);
     const policy = t.wd.policy;
-    const { ignore, exclude } = this;
+    const { ignore } = this;
+    const exclude = this.req.exclude;
     const stack: Dir[] = [{ parts: t.parts, rel: t.rel, sub: "", level: ignore === null ? null : ignore.start(t.parts).level }];
     let first = true;
     // Like find_files: every child seen counts toward max_walk_entries before any filtering.
@@ -207,7 +186,7 @@ class SearchRun {
       }
       const ref: DirRef = { fd: dirFd, refs: 1 };
       let level: IgnoreLevel | null = null;
-      const noXdev = isConfined(dirFd);
+      const noXdev = refusesMountCrossing(dirFd);
       const subdirs: Dir[] = [];
       try {
         const budget = maxWalk - walked + 1;
@@ -301,8 +280,8 @@ class SearchRun {
       unreadable += this.unreadable[i] ?? 0;
     }
     if (matches.length > this.want) matches.length = this.want;
-    const truncated = this.capped || matches.length > this.args.limit;
-    const returned = truncated ? matches.slice(0, this.args.limit) : matches;
+    const truncated = this.capped || matches.length > this.req.limit;
+    const returned = truncated ? matches.slice(0, this.req.limit) : matches;
     const out: SearchOutput = { matches: returned, returned: returned.length, truncated, unreadable, ignored: this.ignore?.ignored ?? 0 };
     const warnings = this.ignore?.warnings() ?? [];
     if (warnings.length > 0) out.ignore_warnings = warnings;

@@ -2,10 +2,7 @@
 // directory entry. Why, and what stays eligible: scan-tiers.ts. find_files and directory_tree
 // walk with the same code, so it holds for them too (a warm find_files over 202,040 entries took
 // the same time either way).
-import { DirentReader } from "../../../platform/fs/dirents-linux.ts";
-import { SmallestEntries } from "../../../platform/fs/dir-select.ts";
-import { getdents64 } from "../../../platform/fs/linux.ts";
-import { isConfined } from "../../../platform/fs/resolve-linux.ts";
+import { walkSyscalls } from "../../../platform/fs/search-port.ts";
 import { PathPolicy } from "../policy.ts";
 import { belowFtl } from "./scan-tiers.ts";
 import { entryKind, WalkClock, WalkDirRead } from "../walk.ts";
@@ -13,10 +10,8 @@ import { entryKind, WalkClock, WalkDirRead } from "../walk.ts";
 /** The per-entry functions kept below FTL (exported for the test that checks each is still a function). */
 export function walkHotPath(): unknown[] {
   return [
-    getdents64,
-    isConfined,
-    DirentReader.prototype.next,
-    SmallestEntries.prototype.offer,
+    // the directory reads, as the platform lists them
+    ...walkSyscalls(),
     WalkDirRead.prototype.step,
     PathPolicy.prototype.entryVisible,
     entryKind,
