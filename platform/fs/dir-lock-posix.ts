@@ -9,7 +9,7 @@
 // The kernel drops it when the holder closes it or dies, SIGKILL included. Bun opens every
 // descriptor O_CLOEXEC, so a child process never inherits it.
 import os from "node:os";
-import type { DirectoryLock } from "./native.ts";
+import type { DirectoryLock } from "./native-types.ts";
 
 /** Linux <sys/file.h> and xnu bsd/sys/fcntl.h agree on these. */
 export const LOCK_EX = 2;

@@ -10,7 +10,7 @@
 // removed: removing one while another process has it open would let two holders lock two files.
 import fs from "node:fs";
 import path from "node:path";
-import type { DirectoryLock } from "./native.ts";
+import type { DirectoryLock } from "./native-types.ts";
 import { lockExclusiveNoWait, STATUS_FILE_LOCK_CONFLICT, STATUS_LOCK_NOT_GRANTED, unlock } from "./ntdll-windows.ts";
 import * as nt from "./windows.ts";
 

@@ -6,23 +6,9 @@
 
 import { edenGC } from "bun:jsc";
 import { compareNames, sortByName, sortNames } from "./name-order.ts";
-import type { DirEntryInfo } from "./native.ts";
+import type { DirEntryInfo, DirSelection, DirSmallest } from "./native-types.ts";
 
-export interface DirSelection {
-  /** The k smallest accepted entries, in code-point name order. */
-  entries: DirEntryInfo[];
-  /** How many entries were accepted in all (≥ entries.length). */
-  visible: number;
-}
-
-/**
- * A directory read in bounded steps: call step() until it returns false (the caller may yield to
- * the event loop or check a deadline between steps), then result().
- */
-export interface DirSmallest {
-  step(): boolean;
-  result(): DirSelection;
-}
+export type { DirSelection, DirSmallest } from "./native-types.ts";
 
 /**
  * Names decoded between collection hints. Every name of a huge directory is a short-lived string

@@ -6,7 +6,7 @@
 // string), so listings do not change with the reader.
 
 import * as sys from "./linux.ts";
-import type { DirEntryInfo } from "./native.ts";
+import type { DirEntryInfo } from "./native-types.ts";
 
 type Kind = DirEntryInfo["kind"];
 

@@ -9,7 +9,7 @@
 // u32 fsobj_type_t (ATTR_CMN_OBJTYPE).
 // Written against the headers; it cannot run on the Linux CI. The decoder is tested on Linux.
 import { dlopen, ptr, read as ffiRead, type Pointer } from "bun:ffi";
-import type { DirEntryInfo } from "./native.ts";
+import type { DirEntryInfo } from "./native-types.ts";
 import { SysError } from "./sys-error.ts";
 
 const ATTR_BIT_MAP_COUNT = 5;

@@ -33,7 +33,7 @@ import { chunkParts } from "./path-chunks.ts";
 import { isSpecial } from "./stat-darwin.ts";
 import { MountCrossingError, SysError } from "./sys-error.ts";
 import { darwinPreservesXattr } from "./xattr-darwin.ts";
-import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
+import type { DirEntryInfo, FsNative, OpenKind } from "./native-types.ts";
 
 const { O } = darwin;
 // By name, so the numbers are the running kernel's (the same as macOS's when it runs there).

@@ -14,7 +14,7 @@ import { flockDirectory } from "./dir-lock-posix.ts";
 import { selectInSteps } from "./dir-select.ts";
 import { DirentReader } from "./dirents-linux.ts";
 import * as sys from "./linux.ts";
-import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
+import type { DirEntryInfo, FsNative, OpenKind } from "./native-types.ts";
 
 const { O } = sys;
 

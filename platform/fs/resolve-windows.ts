@@ -17,7 +17,7 @@
 
 import fs from "node:fs";
 import { lockDirectoryWindows } from "./dir-lock-windows.ts";
-import type { DirEntryInfo, FsNative, OpenKind } from "./native.ts";
+import type { DirEntryInfo, FsNative, OpenKind } from "./native-types.ts";
 import { looksLikeShortName } from "./windows-names.ts";
 import * as nt from "./windows.ts";
 import { selectInSteps } from "./dir-select.ts";

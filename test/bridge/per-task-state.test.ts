@@ -27,7 +27,7 @@ async function liveRun(workdir: string): Promise<TaskRun> {
   const { task_id } = await h.client.call("task.submit", { runtime: "fake", workdir, path: "", profile: "workspace-write", prompt: "wait:" });
   const id = task_id as string;
   await h.waitFor(id, (t) => t.status === "running");
-  const run = h.bridge.service["core"].active.get(id);
+  const run = h.bridge.service["core"].active.get(id) as TaskRun | undefined;
   expect(run).toBeDefined();
   await h.client.call("task.cancel", { task_id: id });
   await h.waitTerminal(id);

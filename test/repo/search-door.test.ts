@@ -2,30 +2,10 @@
 // index.ts, so the engine's internals can change without touching the rest of the file layer.
 // Tests may import internals. The fixture case proves the check reports an import past the door.
 import { expect, test } from "bun:test";
-import fs from "node:fs";
 import path from "node:path";
+import { readSources, specifiers } from "./imports.ts";
 
-const REPO = path.resolve(import.meta.dir, "../..");
 const WING = "src/fs/search";
-
-function sourcesUnder(rel: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(path.join(REPO, rel), { withFileTypes: true })) {
-    const child = `${rel}/${entry.name}`;
-    if (entry.isDirectory()) out.push(...sourcesUnder(child));
-    else if (entry.name.endsWith(".ts")) out.push(child);
-  }
-  return out;
-}
-
-/** Every specifier `source` imports or re-exports, type-only and dynamic ones included. */
-function specifiers(source: string): string[] {
-  const out: string[] = [];
-  for (const m of source.matchAll(/\bfrom\s+(["'])([^"'\n]+)\1|\bimport\s*\(\s*(["'])([^"'\n]+)\3\s*\)|^\s*import\s+(["'])([^"'\n]+)\5/gm)) {
-    out.push(m[2] ?? m[4] ?? m[6]!);
-  }
-  return out;
-}
 
 /** "file -> specifier" for each import from outside the wing that reaches a wing module other than its index.ts. */
 export function pastTheDoor(files: Record<string, string>): string[] {
@@ -52,7 +32,7 @@ test("an import past the door is reported, one through it is not", () => {
 });
 
 test("outside src/fs/search/, src/ imports only src/fs/search/index.ts from it", () => {
-  const files = Object.fromEntries(sourcesUnder("src").map((f) => [f, fs.readFileSync(path.join(REPO, f), "utf8")]));
+  const files = readSources("src");
   const reachers = Object.entries(files).filter(([f, s]) => !f.startsWith(`${WING}/`) && s.includes("search/index.ts"));
   expect(reachers.map(([f]) => f).sort()).toEqual(["src/fs/index.ts", "src/fs/service.ts"]);
   expect(pastTheDoor(files)).toEqual([]);

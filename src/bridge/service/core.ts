@@ -18,7 +18,7 @@ import type { TaskStore } from "../store/tasks.ts";
 import { TaskWatchers } from "../watchers.ts";
 import type { BridgeEventPayloads, BridgeEventType } from "./events.ts";
 import type { Collection } from "../../common/heap-collector.ts";
-import type { TaskRun } from "./task-run.ts";
+import type { ActiveRun } from "./active-run.ts";
 
 export type LogFn = (event: string, fields?: Record<string, unknown>) => void;
 
@@ -48,7 +48,7 @@ export class ServiceCore {
   readonly events: EventLog;
   readonly watchers = new TaskWatchers();
   /** Runs this process holds, by task id. */
-  readonly active = new Map<string, TaskRun>();
+  readonly active = new Map<string, ActiveRun>();
   readonly log: LogFn;
   readonly stopGraceMs: number;
   /** What decides where and what agents run, as loaded (src/config/bridge-identity.ts). */

@@ -16,7 +16,7 @@ import { nowIso, type InteractionRow } from "../store/tasks.ts";
 import type { ServiceCore } from "./core.ts";
 import { decidedBy } from "./events.ts";
 import { normalizeApproval, normalizeQuestion, validateAnswers, validateApprovalAnswer } from "./interaction-rules.ts";
-import type { TaskRun } from "./task-run.ts";
+import type { ActiveRun, RunBroker } from "./active-run.ts";
 import { answerAction, resolveForm } from "./form-answers.ts";
 import type { ResolvedResult } from "../rpc/methods.ts";
 import { type Advice, Advisor } from "./advice.ts";
@@ -35,7 +35,7 @@ export interface ApprovalResponseParams {
 
 export type Resolved = ResolvedResult;
 
-export class InteractionBroker {
+export class InteractionBroker implements RunBroker {
   /** Advisory only: its output is stored and shown beside the request, never used to answer it. */
   readonly advisor: Advisor;
 
@@ -47,12 +47,12 @@ export class InteractionBroker {
     this.advisor = new Advisor(core.deps.registry.agent.advice_rules);
   }
 
-  async openApproval(run: TaskRun, req: ApprovalRequest): Promise<ApprovalResolution> {
+  async openApproval(run: ActiveRun, req: ApprovalRequest): Promise<ApprovalResolution> {
     const normalized = normalizeApproval(req);
     return (await this.open(run, "approval", normalized as Record<string, unknown>)) as ApprovalResolution;
   }
 
-  async openQuestion(run: TaskRun, req: QuestionRequest): Promise<QuestionResolution> {
+  async openQuestion(run: ActiveRun, req: QuestionRequest): Promise<QuestionResolution> {
     const normalized = normalizeQuestion(req);
     return (await this.open(run, "question", normalized as unknown as Record<string, unknown>)) as QuestionResolution;
   }
@@ -65,7 +65,7 @@ export class InteractionBroker {
     return new Date(ms).toISOString();
   }
 
-  private async open(run: TaskRun, kind: Kind, payload: Record<string, unknown>): Promise<unknown> {
+  private async open(run: ActiveRun, kind: Kind, payload: Record<string, unknown>): Promise<unknown> {
     const { core } = this;
     if (run.signal.aborted) throw new ServerfsError("REQUEST_STALE", "the task is no longer active");
     const clean = run.redactor.payload(payload);
@@ -116,7 +116,7 @@ export class InteractionBroker {
    * the task deadline has passed before its timer fired: the request is recorded stale (never
    * pending), and the task deadline handles the task (interrupted/AGENT_TASK_TIMED_OUT).
    */
-  private expiredOnArrival(run: TaskRun, kind: Kind, requestId: string, json: string, expiresAt: string, adviceJson: string): never {
+  private expiredOnArrival(run: ActiveRun, kind: Kind, requestId: string, json: string, expiresAt: string, adviceJson: string): never {
     try {
       this.core.store.recordExpiredInteraction({
         request_id: requestId,
@@ -139,7 +139,7 @@ export class InteractionBroker {
   }
 
   /** The provider withdrew its pending request: it becomes stale and its waiter fails. */
-  abandon(run: TaskRun): void {
+  abandon(run: ActiveRun): void {
     const { core } = this;
     const task = core.store.get(run.taskId);
     if (!task?.pending_request_id) return;

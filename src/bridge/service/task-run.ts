@@ -15,10 +15,10 @@ import type { Redactor } from "../../runtimes/kernel/redact.ts";
 import { writeSpool } from "../spool.ts";
 import { bounded, type ServiceCore } from "./core.ts";
 import { isEventName, type TaskEventType } from "./events.ts";
-import type { InteractionBroker } from "./interactions.ts";
+import type { AbortReason, ActiveRun, RunBroker } from "./active-run.ts";
 import { RunProcesses } from "./run-processes.ts";
 
-export type AbortReason = "cancel" | "timeout" | "interaction_timeout" | "shutdown";
+export type { AbortReason };
 
 const TERMINAL_FOR_REASON: Record<AbortReason, { status: TaskStatus; code: string | null }> = {
   cancel: { status: "cancelled", code: null },
@@ -58,7 +58,7 @@ export interface RunPlan {
   runId: string;
 }
 
-export class TaskRun {
+export class TaskRun implements ActiveRun {
   readonly taskId: string;
   readonly redactor: Redactor;
   readonly done: Promise<void>;
@@ -78,7 +78,7 @@ export class TaskRun {
   /** Registers the run as active in this process and starts it on the next tick. */
   static start(
     core: ServiceCore,
-    broker: InteractionBroker,
+    broker: RunBroker,
     plan: RunPlan,
     adapter: RuntimeAdapter,
     afterRelease: () => void,
@@ -88,7 +88,7 @@ export class TaskRun {
 
   private constructor(
     private readonly core: ServiceCore,
-    private readonly broker: InteractionBroker,
+    private readonly broker: RunBroker,
     private readonly plan: RunPlan,
     adapter: RuntimeAdapter,
     /** Called after the run released everything (retention GC; its problems never fail a task). */

@@ -5,7 +5,7 @@
 // (the private provider env file may move HOME, CODEX_HOME or TMPDIR).
 import path from "node:path";
 import type { DeploymentPaths } from "../../config/paths.ts";
-import { isWindowsStyle } from "./redact.ts";
+import { isWindowsStyle } from "./path-style.ts";
 
 export type HostPlaceholder = "<home>" | "<state>" | "<tmp>" | "<provider-config>";
 

@@ -6,6 +6,7 @@
 // "<state>/rel", "<tmp>/rel", "<provider-config>/rel". Native provider ids are dropped.
 import fs from "node:fs";
 import type { HostRoot } from "./host-roots.ts";
+import { isWindowsStyle } from "./path-style.ts";
 
 const DROPPED_KEYS = new Set(["native_session_id", "native_turn_id", "thread_id", "turn_id"]);
 const PATH_KEYS = new Set(["path", "cwd", "relative_cwd", "host_path", "file_path", "grantRoot"]);
@@ -34,9 +35,6 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-export function isWindowsStyle(p: string): boolean {
-  return /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("\\\\");
-}
 
 /** A root without trailing separators; null for a filesystem root, which would swallow every path. */
 function normalizeRoot(p: string): string | null {
