@@ -9,7 +9,10 @@
 // so a piece that tests positive is halved until pieces of ~1 KiB are tested line by line. Only
 // `\A`, `\z` and a `(?-m)` flag group would break that implication; a pattern containing any of
 // those texts (even escaped) is tested line by line throughout. re2js's own required-literal
-// prefilter (indexOf before the automaton) runs inside each test() call.
+// prefilter (indexOf before the automaton) runs inside each test() call. A pure-ASCII piece or line
+// is tested by a flat table over re2js's own DFA instead (ascii-dfa.ts: the same transitions, one
+// typed-array load per byte), after the same required literals; anything else, and whatever the
+// table cannot hold, goes to re2js.
 //
 // re2js builds no such prefilter for a case-insensitive pattern, and its (?i) automaton is several
 // times slower, so case_sensitive=false (or a leading (?i)) gets one here (literalFilter): the required literals of the
@@ -45,6 +48,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { RE2JS } from "re2js";
 import { escapeControls } from "../../common/escape.ts";
+import { AsciiDfa, ROW_BYTES as ASCII_ROW_BYTES } from "./ascii-dfa.ts";
 import { asciiLower, countNewlines, matchText, type LineHit } from "./scan-text.ts";
 
 /** Longest regex, in UTF-16 code units (the same bound as globs). */
@@ -150,11 +154,26 @@ type Literals = { all: Literals[] } | { any: Literals[] } | Buffer | null;
  * 2.10.0: {type: 0 none | 1 exact | 2 and | 3 or, bytes, subs}); anything else is "no filter".
  */
 function literalFilter(pattern: string): Literals {
+  let sensitive: RE2JS;
+  try {
+    sensitive = RE2JS.compile(pattern, RE2JS.MULTILINE);
+  } catch {
+    return null;
+  }
+  return literalsOf(sensitive, true);
+}
+
+/**
+ * `re`'s required-literal tree as re2js built it (null: none, or not in the pinned shape); with
+ * `lowered`, ASCII-lowercased, and a non-ASCII literal counts as unknown (see the header).
+ */
+function literalsOf(re: RE2JS, lowered: boolean): Literals {
   const walk = (p: unknown): Literals => {
     if (typeof p !== "object" || p === null) return null;
     const { type, bytes, subs } = p as { type?: unknown; bytes?: unknown; subs?: unknown };
     if (type === 1 && bytes instanceof Uint8Array && bytes.length > 0) {
       const b = Buffer.from(bytes);
+      if (!lowered) return b;
       if (!isAscii(b)) return null;
       asciiLower(b, b);
       return b;
@@ -167,14 +186,16 @@ function literalFilter(pattern: string): Literals {
     }
     return parts.includes(null) ? null : { any: parts };
   };
-  let sensitive: RE2JS;
-  try {
-    sensitive = RE2JS.compile(pattern, RE2JS.MULTILINE);
-  } catch {
-    return null;
-  }
-  return walk((sensitive as unknown as { re2Input?: { prefilter?: unknown } }).re2Input?.prefilter);
+  return walk((re as unknown as { re2Input?: { prefilter?: unknown } }).re2Input?.prefilter);
 }
+
+/** Whether re2js answers `re` by a plain indexOf (the pattern is one literal): faster than any table. */
+function isPlainLiteral(re: RE2JS): boolean {
+  return (re as unknown as { re2Input?: { prefixComplete?: unknown } }).re2Input?.prefixComplete === true;
+}
+
+/** Table rows one search's ASCII table may hold (ascii-dfa.ts); its bytes come out of the search's DFA budget. */
+const ASCII_TABLE_STATES = 128;
 
 function holds(l: Literals, lowered: Buffer): boolean {
   if (l === null) return true;
@@ -199,7 +220,13 @@ export class RegexLines {
   ) {
     this.lineCap = regexLineCap(re.programSize());
     this.piece = Math.max(MIN_PIECE, Math.min(16 * 1024, this.lineCap));
+    this.required = literals === null ? literalsOf(re, false) : null;
   }
+
+  /** Case-sensitive: the literals re2js itself requires, checked before the ASCII table runs (re2js checks them inside test()). */
+  private readonly required: Literals;
+  /** The ASCII table over this pattern's DFA (ascii-dfa.ts); null until the first test, or when there is none. */
+  private ascii: AsciiDfa | null = null;
 
   /** Instructions of the compiled program (what lineCap is computed from). */
   programSize(): number {
@@ -212,15 +239,36 @@ export class RegexLines {
     dfaBytesLeft += this.dfaBytes;
     this.dfaBytes = 0;
     limitDfa(this.re, 0);
+    this.ascii = null;
   }
 
   private budgeted(): RE2JS {
     if (this.dfaBytes === null) {
       this.dfaBytes = Math.min(DFA_SEARCH_BYTES, dfaBytesLeft);
       dfaBytesLeft -= this.dfaBytes;
-      limitDfa(this.re, this.dfaBytes);
+      // the ASCII table's rows are paid for out of the same budget as re2js's states
+      const rows = isPlainLiteral(this.re) ? 0 : Math.min(ASCII_TABLE_STATES, Math.floor(this.dfaBytes / 2 / ASCII_ROW_BYTES));
+      this.ascii = rows > 0 ? AsciiDfa.over(this.re, rows) : null;
+      limitDfa(this.re, this.dfaBytes - (this.ascii === null ? 0 : rows * ASCII_ROW_BYTES));
     }
     return this.re;
+  }
+
+  /** re2js's test() of `bytes`, answered by the ASCII table where it can be. */
+  private matches(bytes: Buffer): boolean {
+    const re = this.budgeted();
+    const table = this.ascii;
+    if (table !== null && isAscii(bytes)) {
+      if (this.required !== null && !holds(this.required, bytes)) return false;
+      const hit = table.test(bytes);
+      if (hit !== null) return hit;
+    }
+    return re.test(bytes);
+  }
+
+  /** Tests the ASCII table answered, for tests and benchmarks. */
+  asciiAnswered(): number {
+    return this.ascii?.answered ?? 0;
   }
 
   private scratch: Buffer | null = null;
@@ -244,7 +292,7 @@ export class RegexLines {
 
   private test(bytes: Buffer, adapt: boolean): boolean {
     const t0 = performance.now();
-    const hit = this.budgeted().test(bytes);
+    const hit = this.matches(bytes);
     if (adapt) this.adapt(bytes.length, performance.now() - t0);
     return hit;
   }
@@ -311,7 +359,7 @@ export class RegexLines {
         next = e;
       }
       const line = view.subarray(ls, le);
-      if (line.length <= this.lineCap && this.budgeted().test(line) && isUtf8(line)) {
+      if (line.length <= this.lineCap && this.matches(line) && isUtf8(line)) {
         count.lines += countNewlines(view, count.at, ls);
         count.at = ls;
         const { text, truncated } = matchText(line);
