@@ -132,6 +132,8 @@ export function untilWithdrawn<T>(p: Promise<T>, withdrawn: AbortSignal): Promis
 export class HumanWaits {
   private chain: Promise<unknown> = Promise.resolve();
   private readonly waits = new Map<string, AbortController>();
+  /** The request being brokered now (the task's pending interaction is its); the others are queued. */
+  private brokering: string | null = null;
 
   get size(): number {
     return this.waits.size;
@@ -140,17 +142,28 @@ export class HumanWaits {
   enqueue<T>(key: string, broker: (withdrawn: AbortSignal) => Promise<T>): Promise<T> {
     const wait = new AbortController();
     this.waits.set(key, wait);
-    const run = this.chain.then(() => broker(wait.signal));
+    const run = this.chain
+      .then(() => {
+        this.brokering = key;
+        return broker(wait.signal);
+      })
+      .finally(() => {
+        if (this.brokering === key) this.brokering = null;
+      });
     this.chain = run.catch(() => {});
     return run.finally(() => this.waits.delete(key));
   }
 
-  /** The provider withdrew `key` itself: the pending interaction is stale, not answered. */
+  /**
+   * The provider withdrew `key` itself. Being brokered: the task's pending interaction is stale,
+   * not answered. Still queued: only its signal aborts, so its broker refuses without asking, and
+   * the interaction pending for another request is left alone.
+   */
   withdraw(key: string, ctx: Pick<TaskContext, "abandonInteraction">): void {
     const wait = this.waits.get(key);
     if (!wait) return;
     this.waits.delete(key);
-    ctx.abandonInteraction();
+    if (this.brokering === key) ctx.abandonInteraction();
     wait.abort();
   }
 
