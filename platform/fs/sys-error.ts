@@ -21,12 +21,15 @@ export function errnoNames(platform: NodeJS.Platform, nodeTable: Readonly<Record
   return names;
 }
 
-const ERRNO_NAMES = errnoNames(process.platform, os.constants.errno as Record<string, number>);
+// Built at the first failure, not at load: every start of serve loads this module, and building
+// the table costs ~2 ms there (most processes never see a failed FFI call before they answer).
+let ERRNO_NAMES: Map<number, string> | null = null;
 
 export class SysError extends Error {
   readonly code: string;
   readonly errno: number;
   constructor(errno: number, syscall: string) {
+    ERRNO_NAMES ??= errnoNames(process.platform, os.constants.errno as Record<string, number>);
     const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
     // No path in the message: these never reach a caller verbatim, but stay clean anyway.
     super(`${syscall}: ${code}`);
