@@ -66,6 +66,28 @@ describe("the ASCII table", () => {
     expect(answered).toBe(calls);
   });
 
+  test("skipping the start state by words agrees with re2js at every alignment and every place of the first leaving byte", () => {
+    const r = rng(SEED ^ 0x77);
+    // start states left by one or two byte ranges (skipped by words), and by more (walked)
+    for (const p of ["[A-Z][a-z]+[0-9]{3}x", "[0-9]+Z", "(Q|Z)1", "[a-c]x", "[A-Z0-9]_", "Zq|[0-9]{2}", "[^a-z \n]", "\\bQ\\d", "^Z$"]) {
+      const reference = RE2JS.compile(p, RE2JS.MULTILINE);
+      const table = AsciiDfa.over(RE2JS.compile(p, RE2JS.MULTILINE), 128)!;
+      for (let j = 0; j < 300; j++) {
+        const n = 64 + Math.floor(r() * 600);
+        const pad = Math.floor(r() * 4);
+        const backing = Buffer.alloc(n + 8, "a".charCodeAt(0));
+        for (let i = 0; i < n + 8; i++) backing[i] = " abcdefgh\n".charCodeAt(Math.floor(r() * 10));
+        // a few bytes that leave the start state, anywhere (or none)
+        const plant = ["Abc123x", "7Z", "Q1", "bx", "Z_", "Zq", "99", "#", "Z"][Math.floor(r() * 9)]!;
+        if (r() < 0.7) backing.write(plant, pad + Math.floor(r() * (n - plant.length)), "latin1");
+        const t = backing.subarray(pad, pad + n);
+        const got = table.test(t);
+        expect(got).not.toBeNull();
+        if (got !== reference.test(t)) throw new Error(`seed ${SEED.toString(16)}: /${p}/ at offset ${pad} on ${JSON.stringify(t.toString("latin1"))}: table ${got}`);
+      }
+    }
+  });
+
   test("a pattern whose states outgrow the table answers null, never wrongly, and gives up after a few drops", () => {
     const r = rng(SEED ^ 0x5a5a);
     const p = "a[ab]{10}[^ab]";
