@@ -57,6 +57,7 @@ import { mib, printTable } from "./lib/target-table.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const BIN = process.env.SERVERFS_BIN ?? path.join(ROOT, "dist/serverfs-linux-x64");
+const BUILT_FROM = ["src", "platform", "build", "package.json", "package-lock.json"];
 const SERVE_LIMIT_KIB = 120 * 1024;
 const BRIDGE_LIMIT_KIB = 80 * 1024;
 
@@ -114,10 +115,13 @@ const loadLine = (): string => Bun.spawnSync(["uptime"]).stdout.toString().trim(
 
 function describeBinary(): string {
   const st = fs.statSync(BIN);
-  const [hash, committed] = Bun.spawnSync(["git", "-C", ROOT, "log", "-1", "--format=%h %ct"]).stdout.toString().trim().split(" ");
-  const dirty = Bun.spawnSync(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.toString().trim() !== "";
-  const stale = st.mtimeMs < Number(committed) * 1000 ? ", OLDER than the checkout's last commit" : "";
-  return `binary: ${shown(BIN)}, ${(st.size / 1e6).toFixed(0)} MB, built ${st.mtime.toISOString()}${stale}; checkout ${hash}${dirty ? " (with uncommitted changes)" : ""}`;
+  const git = (...args: string[]): string => Bun.spawnSync(["git", "-C", ROOT, ...args]).stdout.toString().trim();
+  const hash = git("log", "-1", "--format=%h");
+  // what the executable is made of; a commit to bench/ or docs/ alone leaves it current
+  const built = Number(git("log", "-1", "--format=%ct", "--", ...BUILT_FROM)) * 1000;
+  const dirty = git("status", "--porcelain", "--untracked-files=no", "--", ...BUILT_FROM) !== "";
+  const stale = st.mtimeMs < built ? `, OLDER than the last commit to ${BUILT_FROM.join(", ")}` : "";
+  return `binary: ${shown(BIN)}, ${(st.size / 1e6).toFixed(0)} MB, built ${st.mtime.toISOString()}${stale}; checkout ${hash}${dirty ? ` (with uncommitted changes in ${BUILT_FROM.join(", ")})` : ""}`;
 }
 
 async function main(): Promise<void> {
@@ -127,11 +131,18 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const started = performance.now();
+  const clock = (): string => {
+    const s = Math.round((performance.now() - started) / 1000);
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  };
   const own = o.trees === null;
   const work = o.trees ?? fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-targets-"));
   fs.mkdirSync(work, { recursive: true });
   const cleanup = (): void => {
-    if (own && !o.keep) fs.rmSync(work, { recursive: true, force: true });
+    if (!own || o.keep) return;
+    const t0 = performance.now();
+    fs.rmSync(work, { recursive: true, force: true });
+    console.log(`\ntrees removed in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   };
   process.on("SIGINT", () => {
     cleanup();
@@ -166,7 +177,7 @@ async function main(): Promise<void> {
       if (job.script === "bench/fs/ignore.ts") env.IGNORE_TREES = path.join(work, "ignore-repo");
       const name = job.rows.length > 0 ? `row ${[...new Set(job.rows.map((r) => r.id))].join(",")}` : "rss";
       const envShown = Object.entries(job.env).map(([k, v]) => `${k}=${JSON.stringify(v)} `).join("");
-      console.log(`\n== ${name}: ${envShown}bun ${job.script} ${args.map(shown).join(" ")}`);
+      console.log(`\n== [${clock()}] ${name}: ${envShown}bun ${job.script} ${args.map(shown).join(" ")}`);
       const t0 = performance.now();
       const r = await runChild(name, [process.execPath, job.script, ...args], { cwd: ROOT, env });
       console.log(`== ${name}: exit ${r.exitCode}, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
