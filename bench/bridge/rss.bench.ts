@@ -9,10 +9,15 @@
 // sits in large folios and showed ~5 MB more than the same bytes read back from disk). So the
 // after-churn figure is also printed split into anonymous memory and file pages, and binaries are
 // best compared after `echo 3 > /proc/sys/vm/drop_caches` (root), as they would be after a reboot.
+// Last line: RESULT {"bench":"bridge-rss","rounds","churn","fresh_mib","active_mib",
+//   "after_churn_mib","peak_rss_kib"} for the candidate (medians of VmRSS; peak_rss_kib is the
+//   highest VmHWM any of its Bridges reached), for bench/targets.ts.
 //
 // usage: [CANDIDATE=dist/serverfs-linux-x64] [BASELINE=...] [ROUNDS=3] [CHURN=200] bun bench/bridge/rss.bench.ts
 import path from "node:path";
 import { machineLine, median } from "../lib/machine.ts";
+import { printResult } from "../lib/result.ts";
+import { vmHwmKiB } from "../lib/serve-session.ts";
 import { rssMb, rssSplitMb, spawnBridge, type BridgeProc } from "./common.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -58,7 +63,7 @@ async function churn(b: BridgeProc, n: number): Promise<void> {
   );
 }
 
-type Sample = { fresh: number; active: number; afterChurn: number; anon: number; file: number };
+type Sample = { fresh: number; active: number; afterChurn: number; anon: number; file: number; hwmKiB: number };
 const sides = [{ label: "candidate", binary: CANDIDATE }];
 if (process.env.BASELINE) sides.push({ label: "baseline ", binary: process.env.BASELINE });
 const samples = new Map(sides.map((s) => [s.label, [] as Sample[]]));
@@ -72,7 +77,7 @@ for (let round = 0; round < ROUNDS; round++) {
       await churn(b, CHURN);
       const split: { anon: number; file: number }[] = [];
       const afterChurn = await sixteenActive(b, split);
-      samples.get(side.label)!.push({ fresh, active, afterChurn, anon: split[0]!.anon, file: split[0]!.file });
+      samples.get(side.label)!.push({ fresh, active, afterChurn, anon: split[0]!.anon, file: split[0]!.file, hwmKiB: vmHwmKiB(b.pid) });
     } finally {
       await b.stop();
     }
@@ -91,3 +96,14 @@ for (const side of sides) {
       `target ≤ 80 MB: ${Math.max(m("active"), m("afterChurn")) <= 80 ? "met" : "NOT met"}`,
   );
 }
+const candidate = samples.get("candidate")!;
+const med = (k: keyof Sample) => Math.round(median(candidate.map((x) => x[k])) * 10) / 10;
+printResult({
+  bench: "bridge-rss",
+  rounds: ROUNDS,
+  churn: CHURN,
+  fresh_mib: med("fresh"),
+  active_mib: med("active"),
+  after_churn_mib: med("afterChurn"),
+  peak_rss_kib: Math.max(...candidate.map((x) => x.hwmKiB)),
+});

@@ -2,6 +2,8 @@
 // fresh, on a generated >= 200,000-entry tree (warm cache). The pattern matches nothing, so both
 // walk the whole tree; serve is long-lived (one warm-up call first), runs are interleaved so both
 // sides see the same machine load. Also prints serve's peak RSS (VmHWM) after the walks.
+// Last line: RESULT {"bench":"find","runs","entries","ours_ms","baseline_ms","ratio",
+//   "peak_rss_kib"} (medians), for bench/targets.ts.
 //
 // usage: bun build/compile.ts linux-x64 && bun bench/fs/find.ts [existing-tree-dir] [runs]
 
@@ -9,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { machineLine } from "../lib/machine.ts";
+import { figure, printResult } from "../lib/result.ts";
 import { cpuNs, openServe, spawnCpuMs, vmHwmKiB, writeServeConfig } from "../lib/serve-session.ts";
 import { generateFindTree, machine, median } from "./gen-tree.ts";
 
@@ -66,7 +69,8 @@ async function main(): Promise<void> {
     cpu.find.push(spawnCpuMs(r));
     ourTimes.push(await ours());
   }
-  const hwm = vmHwmKiB(s.pid) / 1024;
+  const hwmKiB = vmHwmKiB(s.pid);
+  const hwm = hwmKiB / 1024;
   await s.close();
   const f = median(findTimes);
   const o = median(ourTimes);
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
   // CPU time says how much work each side does, whatever else the machine runs
   console.log(`CPU per walk: serverfs median ${median(cpu.ours).toFixed(0)} ms, find median ${median(cpu.find).toFixed(0)} ms: ${(median(cpu.ours) / median(cpu.find)).toFixed(2)}x`);
   console.log(`serve peak RSS after ${runs + 1} walks: ${hwm.toFixed(1)} MiB (target <= 120 MiB)`);
+  printResult({ bench: "find", runs, entries, ...figure(o, f), peak_rss_kib: hwmKiB });
   fs.rmSync(base, { recursive: true, force: true });
 }
 

@@ -103,6 +103,24 @@ export function generateFindTree(root: string, opts: { entries?: number } = {}):
   return stats;
 }
 
+/** Regular files and their bytes under `root` (an existing tree's size, for the benchmarks' tree line). */
+export function treeSize(root: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) {
+        files++;
+        bytes += fs.statSync(p).size;
+      }
+    }
+  };
+  walk(root);
+  return { files, bytes };
+}
+
 /** The machine line every fs benchmark prints next to its figures. */
 export function machine(): string {
   const cpu = os.cpus()[0]?.model ?? "unknown cpu";

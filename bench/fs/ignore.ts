@@ -9,19 +9,32 @@
 //   ignored directory itself: the target is at most 1.1x
 // It prints the medians, the ratios, the ignored counts, CPU per call, and the machine.
 //
-// usage: bun build/compile.ts linux-x64 && bun bench/fs/ignore.ts [runs]
+// IGNORE_PHASES=first (or first,warm): the FIRST search_text call of a freshly started serve on
+//   the repository (ignore files on), against `rg -F` with its defaults, interleaved run by run,
+//   one new serve per run; `warm` (the default) is the long-lived comparison above.
+// IGNORE_TREES=<dir>: keep the two repositories in <dir> (repo/, bare/) and reuse them when a
+//   previous run finished making them; they are left in place.
+// Last line: RESULT {"bench":"ignore","runs","first_call":{ours_ms,baseline_ms,ratio}|null,
+//   "warm":{search,find,search_all,find_all,search_vs_bare,find_vs_bare: {...}}|null,
+//   "ignored":{search,find}|null,"peak_rss_kib"} (medians; the highest VmHWM of every serve it
+//   ran), for bench/targets.ts.
+//
+// usage: bun build/compile.ts linux-x64 && [IGNORE_PHASES=first,warm] [IGNORE_TREES=dir] bun bench/fs/ignore.ts [runs]
 
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { machineLine, median } from "../lib/machine.ts";
-import { cpuNs, openServe, spawnCpuMs, writeServeConfig, type ServeSession } from "../lib/serve-session.ts";
+import { figure, printResult, type Figure } from "../lib/result.ts";
+import { cpuNs, openServe, spawnCpuMs, vmHwmKiB, writeServeConfig, type ServeSession } from "../lib/serve-session.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const BIN = process.env.SERVERFS_BIN ?? path.join(ROOT, "dist/serverfs-linux-x64");
 const QUERY = "zq-no-such-token-7781";
 const SOURCE_FILES = 3_000;
 const MODULE_FILES = 60_000;
+const PHASES = (process.env.IGNORE_PHASES ?? "warm").split(",");
+if (PHASES.some((p) => p !== "first" && p !== "warm")) throw new Error(`IGNORE_PHASES: expected first and/or warm, got ${process.env.IGNORE_PHASES}`);
 
 function line(i: number): string {
   return `export function f${i}(a: number, b: number): number { return a * ${i} + b; } // source line\n`;
@@ -49,6 +62,16 @@ function generate(root: string, modules = true): void {
   }
   const git = Bun.spawnSync(["git", "init", "-q"], { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, GIT_CONFIG_NOSYSTEM: "1" } });
   if (git.exitCode !== 0) throw new Error("git init failed");
+}
+
+/** `generate` into `root`, unless a previous run finished it there (its `.complete` marker); true when reused. */
+function ensure(root: string, modules = true): boolean {
+  const marker = `${root}.complete`;
+  if (fs.existsSync(marker)) return true;
+  fs.rmSync(root, { recursive: true, force: true });
+  generate(root, modules);
+  fs.writeFileSync(marker, "");
+  return false;
 }
 
 interface Series {
@@ -80,6 +103,14 @@ function fmt(xs: number[]): string {
   return `median ${median(xs).toFixed(0)} ms [${xs.map((x) => x.toFixed(0)).join(", ")}]`;
 }
 
+const fmtRatio = (a: Series, b: Series): string => `${(median(a.ms) / median(b.ms)).toFixed(2)}x`;
+
+function row(label: string, a: Series, b: Series, rgLabel: string): void {
+  console.log(`${label}: ${fmt(a.ms)}; ${rgLabel}: ${fmt(b.ms)}; ratio ${fmtRatio(a, b)}; CPU ${median(a.cpu).toFixed(0)} ms vs ${median(b.cpu).toFixed(0)} ms (${(median(a.cpu) / median(b.cpu)).toFixed(2)}x)`);
+}
+
+const fig = (a: Series, b: Series): Figure => figure(median(a.ms), median(b.ms));
+
 async function main(): Promise<void> {
   if (!fs.existsSync(BIN)) throw new Error(`no compiled binary at ${BIN}: run bun build/compile.ts linux-x64 first`);
   const rg = Bun.which("rg");
@@ -87,19 +118,54 @@ async function main(): Promise<void> {
   if (Bun.which("git") === null) throw new Error("git not installed: apt-get install -y git");
   const runs = Number(process.argv[2] ?? 5);
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "serverfs-bench-ignore-"));
-  const root = path.join(base, "repo");
+  const trees = process.env.IGNORE_TREES ?? base;
+  fs.mkdirSync(trees, { recursive: true });
+  const root = path.join(trees, "repo");
   const t0 = performance.now();
-  generate(root);
+  const made = ensure(root) ? `reused from ${root}` : `made in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
   console.log(machineLine());
-  console.log(`tree: git repository, ${SOURCE_FILES} source files, ${MODULE_FILES} files in a .gitignored node_modules (made in ${((performance.now() - t0) / 1000).toFixed(1)} s); binary ${path.relative(ROOT, BIN)}`);
+  console.log(`tree: git repository, ${SOURCE_FILES} source files, ${MODULE_FILES} files in a .gitignored node_modules (${made}); binary ${path.relative(ROOT, BIN)}`);
   console.log(Bun.spawnSync([rg, "--version"]).stdout.toString().split("\n")[0]);
   const toml = writeServeConfig(base, "bench", root, { search_timeout_seconds: 300 });
+  const peak = { kib: 0 };
+  const first = PHASES.includes("first") ? await firstCall(rg, root, toml, base, runs, peak) : null;
+  const warm = PHASES.includes("warm") ? await longLived(rg, root, toml, base, trees, runs, peak) : null;
+  printResult({ bench: "ignore", runs, first_call: first, warm: warm?.figures ?? null, ignored: warm?.ignored ?? null, peak_rss_kib: peak.kib });
+  fs.rmSync(base, { recursive: true, force: true });
+}
+
+/** The first search_text call of a new serve, one serve per run, against a fresh `rg -F`. */
+async function firstCall(rg: string, root: string, toml: string, base: string, runs: number, peak: { kib: number }): Promise<Figure> {
+  const ourFirst = series();
+  const rgFirst = series();
+  rgRun(rg, root, ["--no-ignore", "-F", QUERY], 1, series()); // warm the page cache and the dentry cache
+  for (let i = 0; i < runs; i++) {
+    rgRun(rg, root, ["-F", QUERY], 1, rgFirst);
+    const s = await openServe(BIN, toml, base, "ignore-bench-first");
+    await ours(s, "search_text", { query: QUERY }, ourFirst);
+    peak.kib = Math.max(peak.kib, vmHwmKiB(s.pid));
+    await s.close();
+  }
+  console.log(`runs: ${runs}, interleaved; a new serve per run, its FIRST call; rg spawned fresh each time`);
+  row("search_text, FIRST call of a fresh serve (ignore files on)", ourFirst, rgFirst, "rg -F");
+  return fig(ourFirst, rgFirst);
+}
+
+async function longLived(
+  rg: string,
+  root: string,
+  toml: string,
+  base: string,
+  trees: string,
+  runs: number,
+  peak: { kib: number },
+): Promise<{ figures: Record<string, Figure>; ignored: { search: number; find: number } }> {
   const s = await openServe(BIN, toml, base, "ignore-bench");
   // The same repository without node_modules, served by a serve of its own.
   const bareBase = path.join(base, "bare-serve");
   fs.mkdirSync(bareBase);
-  const bareRoot = path.join(base, "bare");
-  generate(bareRoot, false);
+  const bareRoot = path.join(trees, "bare");
+  ensure(bareRoot, false);
   const bare = await openServe(BIN, writeServeConfig(bareBase, "bench", bareRoot, { search_timeout_seconds: 300 }), bareBase, "ignore-bench-bare");
   const r = {
     search: series(),
@@ -130,11 +196,9 @@ async function main(): Promise<void> {
     await ours(bare, "search_text", { query: QUERY }, r.bareSearch);
     await ours(bare, "find_files", { pattern: "zq-no-such-*" }, r.bareFind);
   }
+  peak.kib = Math.max(peak.kib, vmHwmKiB(s.pid), vmHwmKiB(bare.pid));
   await s.close();
   await bare.close();
-  const row = (label: string, a: Series, b: Series, rgLabel: string) => {
-    console.log(`${label}: ${fmt(a.ms)}; ${rgLabel}: ${fmt(b.ms)}; ratio ${(median(a.ms) / median(b.ms)).toFixed(2)}x; CPU ${median(a.cpu).toFixed(0)} ms vs ${median(b.cpu).toFixed(0)} ms (${(median(a.cpu) / median(b.cpu)).toFixed(2)}x)`);
-  };
   console.log(`runs: ${runs}, interleaved; one long-lived serve; rg spawned fresh each time`);
   row("search_text (ignore files on)", r.search, r.rgSearch, "rg -F");
   row("find_files (ignore files on)", r.find, r.rgFiles, "rg --files");
@@ -146,7 +210,17 @@ async function main(): Promise<void> {
   console.log(
     `what ignoring saves serverfs: search_text ${(median(r.searchAll.ms) / median(r.search.ms)).toFixed(1)}x faster, find_files ${(median(r.findAll.ms) / median(r.find.ms)).toFixed(1)}x faster than with include_ignored`,
   );
-  fs.rmSync(base, { recursive: true, force: true });
+  return {
+    figures: {
+      search: fig(r.search, r.rgSearch),
+      find: fig(r.find, r.rgFiles),
+      search_all: fig(r.searchAll, r.rgSearchAll),
+      find_all: fig(r.findAll, r.rgFilesAll),
+      search_vs_bare: fig(r.search, r.bareSearch),
+      find_vs_bare: fig(r.find, r.bareFind),
+    },
+    ignored,
+  };
 }
 
 await main();

@@ -7,6 +7,10 @@
 // Also prints serve's peak RSS (VmHWM) over the warm session.
 //
 // CASE_INSENSITIVE=1: the same with case_sensitive=false against `rg -i -F`.
+// SEARCH_PHASES=warm (or fresh): only that phase; the default runs both.
+// Last line: RESULT {"bench":"search","case_insensitive","runs","files","bytes",
+//   "fresh":{ours_ms,baseline_ms,ratio}|null,"warm":{...}|null,"peak_rss_kib"} (medians; the peak
+//   is the highest VmHWM of every serve it ran), for bench/targets.ts.
 //
 // usage: bun build/compile.ts linux-x64 && [CASE_INSENSITIVE=1] bun bench/fs/search.ts [existing-tree-dir] [runs]
 
@@ -14,30 +18,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { machineLine } from "../lib/machine.ts";
+import { figure, printResult, type Figure } from "../lib/result.ts";
 import { cpuNs, openServe, spawnCpuMs, vmHwmKiB, writeServeConfig, type ServeSession } from "../lib/serve-session.ts";
-import { generateSearchTree, machine, median } from "./gen-tree.ts";
+import { generateSearchTree, machine, median, treeSize } from "./gen-tree.ts";
 
 const QUERY = "zq-no-such-token-7781";
 const FOLD = process.env.CASE_INSENSITIVE === "1";
+const PHASES = (process.env.SEARCH_PHASES ?? "fresh,warm").split(",");
+if (PHASES.some((p) => p !== "fresh" && p !== "warm")) throw new Error(`SEARCH_PHASES: expected fresh and/or warm, got ${process.env.SEARCH_PHASES}`);
 const ROOT = path.resolve(import.meta.dir, "../..");
 const BIN = process.env.SERVERFS_BIN ?? path.join(ROOT, "dist/serverfs-linux-x64");
-
-function du(root: string): { files: number; bytes: number } {
-  let files = 0;
-  let bytes = 0;
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) {
-        files++;
-        bytes += fs.statSync(p).size;
-      }
-    }
-  };
-  walk(root);
-  return { files, bytes };
-}
 
 const cpu = { ours: [] as number[], rg: [] as number[] };
 
@@ -65,7 +55,7 @@ async function main(): Promise<void> {
     root = path.join(base, "tree");
     generateSearchTree(root);
   }
-  const { files, bytes } = du(root);
+  const { files, bytes } = treeSize(root);
   console.log(machineLine());
   console.log(machine());
   console.log(`tree: ${files} files, ${(bytes / 1e6).toFixed(1)} MB; binary ${path.relative(ROOT, BIN)}`);
@@ -83,41 +73,57 @@ async function main(): Promise<void> {
   const toml = writeServeConfig(base, "bench", root, { search_timeout_seconds: 120 });
   rgRun(); // warm the page cache and the dentry cache
 
+  let peakKiB = 0;
+
   // fresh: first call of a new serve vs a fresh rg
   const rgFresh: number[] = [];
   const ourFresh: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < (PHASES.includes("fresh") ? runs : 0); i++) {
     rgFresh.push(rgRun());
     const s = await openServe(BIN, toml, base, "search-bench");
     ourFresh.push(await search(s));
+    peakKiB = Math.max(peakKiB, vmHwmKiB(s.pid));
     await s.close();
   }
 
   // warm: the fifth call of one long-lived serve vs a fresh rg
-  const s = await openServe(BIN, toml, base, "search-bench");
   const rgWarm: number[] = [];
   const ourWarm: number[] = [];
   const allCalls: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    for (let k = 0; k < 4; k++) allCalls.push(await search(s));
-    rgWarm.push(rgRun());
-    const ms = await search(s);
-    ourWarm.push(ms);
-    allCalls.push(ms);
+  let hwm = NaN;
+  if (PHASES.includes("warm")) {
+    const s = await openServe(BIN, toml, base, "search-bench");
+    for (let i = 0; i < runs; i++) {
+      for (let k = 0; k < 4; k++) allCalls.push(await search(s));
+      rgWarm.push(rgRun());
+      const ms = await search(s);
+      ourWarm.push(ms);
+      allCalls.push(ms);
+    }
+    peakKiB = Math.max(peakKiB, vmHwmKiB(s.pid));
+    hwm = vmHwmKiB(s.pid) / 1024;
+    await s.close();
   }
-  const hwm = vmHwmKiB(s.pid) / 1024;
-  await s.close();
 
   if (FOLD) console.log("case-insensitive: search_text case_sensitive=false vs rg --ignore-case");
-  console.log(`baseline: ${rgVersion} --fixed-strings${FOLD ? " --ignore-case" : ""} (no match, fresh process), paired with fresh: ${fmt(rgFresh)}`);
-  console.log(`serverfs search_text, FIRST call of a fresh serve: ${fmt(ourFresh)}`);
-  console.log(`ratio fresh: ${(median(ourFresh) / median(rgFresh)).toFixed(2)}x (target <= 1.5x)`);
-  console.log(`baseline: rg, paired with warm: ${fmt(rgWarm)}`);
-  console.log(`serverfs search_text, FIFTH call of a long-lived serve: ${fmt(ourWarm)}`);
-  console.log(`ratio warm: ${(median(ourWarm) / median(rgWarm)).toFixed(2)}x (target <= 1.0x)`);
+  let fresh: Figure | null = null;
+  if (ourFresh.length > 0) {
+    console.log(`baseline: ${rgVersion} --fixed-strings${FOLD ? " --ignore-case" : ""} (no match, fresh process), paired with fresh: ${fmt(rgFresh)}`);
+    console.log(`serverfs search_text, FIRST call of a fresh serve: ${fmt(ourFresh)}`);
+    console.log(`ratio fresh: ${(median(ourFresh) / median(rgFresh)).toFixed(2)}x (target <= 1.5x)`);
+    fresh = figure(median(ourFresh), median(rgFresh));
+  }
+  let warm: Figure | null = null;
+  if (ourWarm.length > 0) {
+    console.log(`baseline: rg, paired with warm: ${fmt(rgWarm)}`);
+    console.log(`serverfs search_text, FIFTH call of a long-lived serve: ${fmt(ourWarm)}`);
+    console.log(`ratio warm: ${(median(ourWarm) / median(rgWarm)).toFixed(2)}x (target <= 1.0x)`);
+    warm = figure(median(ourWarm), median(rgWarm));
+  }
   // CPU time (all threads) says how much work each side does, whatever else the machine runs
   console.log(`CPU per search (all threads): serverfs median ${median(cpu.ours).toFixed(0)} ms, rg median ${median(cpu.rg).toFixed(0)} ms: ${(median(cpu.ours) / median(cpu.rg)).toFixed(2)}x`);
-  console.log(`long-lived serve: ${allCalls.length} searches, peak RSS ${hwm.toFixed(1)} MiB (target <= 120 MiB)`);
+  if (allCalls.length > 0) console.log(`long-lived serve: ${allCalls.length} searches, peak RSS ${hwm.toFixed(1)} MiB (target <= 120 MiB)`);
+  printResult({ bench: "search", case_insensitive: FOLD, runs, files, bytes, fresh, warm, peak_rss_kib: peakKiB });
   fs.rmSync(base, { recursive: true, force: true });
 }
 
