@@ -191,6 +191,15 @@ export class TaskStore {
       .immediate();
   }
 
+  /**
+   * Several writes as one transaction: one commit, so one sync to disk instead of one per write.
+   * Only for writes nobody can observe in between (no await among them); nested writes become
+   * savepoints of this one.
+   */
+  together<T>(writes: () => T): T {
+    return this.db.transaction(writes).immediate();
+  }
+
   update(taskId: string, fields: Updatable): void {
     const keys = Object.keys(fields);
     if (keys.length === 0) return;
