@@ -89,6 +89,7 @@ export class BridgeService {
     core.watchers.wakeAll();
     core.deps.leases.releaseAll();
     core.events.close();
+    core.store.flushCapabilities();
   }
 
   /** The RPC entry point: the typed method table (src/bridge/rpc/) validates, fills defaults, dispatches. */
