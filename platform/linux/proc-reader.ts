@@ -7,7 +7,7 @@
 // readFileSync each read took a fresh 256 KiB buffer (a /proc file reports size 0) and each line
 // became dozens of substrings, all left for the collector: tens of MB of native memory per few
 // hundred tasks that the Bridge's RSS carried until a GC.
-import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import { findMarkerInBlock, MARKER_UNSETTLED, type MarkerVerdict, type ProcEntry, type ProcReader } from "../posix/process-table.ts";
 
 /** Kept between reads: a stat line is ~300 bytes and an environment a few KiB. */
@@ -92,6 +92,18 @@ export function parseProcStat(line: Uint8Array): ProcEntry | null {
     startTime: b.toString("latin1", starts[19]!, ends[19]!),
     command: b.toString("utf8", open + 1, close),
   };
+}
+
+/**
+ * Whether start time `a` (stat field 22) is strictly before `b`. Both count clock ticks of
+ * CLOCK_BOOTTIME since boot, which never goes back and which the kernel reads for a child during
+ * its parent's fork: a descendant's value is never below its ancestor's. One tick is 1/USER_HZ
+ * (10 ms), so two processes born in the same tick read equal and neither is before the other.
+ * Compared as numbers: "99" is before "100".
+ */
+const TICKS = /^[0-9]{1,15}$/;
+export function startTicksBefore(a: string, b: string): boolean {
+  return TICKS.test(a) && TICKS.test(b) && Number(a) < Number(b);
 }
 
 export function readProcEntry(pid: number): ProcEntry | null {
@@ -229,6 +241,40 @@ function listOnce(out: ProcEntry[], seen: Set<number>): void {
   }
 }
 
+/**
+ * The children of every thread of this process, from /proc/<pid>/task/<tid>/children (Linux 3.5,
+ * CONFIG_PROC_CHILDREN), or null where the kernel has no such file. An orphan is re-parented to a
+ * live thread of its subreaper, so every thread's list is read.
+ */
+export function ownChildren(ownPid = process.pid): ProcEntry[] | null {
+  const out: ProcEntry[] = [];
+  const threads = readdirSync(`/proc/${ownPid}/task`);
+  for (const tid of threads) {
+    let list: Buffer;
+    try {
+      list = readProcFile(`/proc/${ownPid}/task/${tid}/children`);
+    } catch (err) {
+      // A thread that ended meanwhile has no list any more; a kernel without the file has none at all.
+      if ((err as { code?: unknown }).code === "ENOENT" && existsSync(`/proc/${ownPid}/task/${tid}`)) return null;
+      continue;
+    }
+    const pids: number[] = [];
+    let start = 0;
+    for (let i = 0; i <= list.length; i++) {
+      if (i === list.length || list[i] === SPACE || list[i] === 0x0a) {
+        const pid = decimal(list, start, i);
+        if (Number.isInteger(pid)) pids.push(pid);
+        start = i + 1;
+      }
+    }
+    for (const pid of pids) {
+      const entry = readProcEntry(pid);
+      if (entry) out.push(entry);
+    }
+  }
+  return out;
+}
+
 export function createProcReader(): ProcReader {
   const ownUid = process.getuid?.() ?? -1;
   return {
@@ -255,6 +301,10 @@ export function createProcReader(): ProcReader {
     entry(pid: number): ProcEntry | null {
       return readProcEntry(pid);
     },
+    ownChildren(): ProcEntry[] | null {
+      return ownChildren();
+    },
+    startedBefore: startTicksBefore,
     allThreadsStopped(pid: number): boolean {
       try {
         for (const tid of readdirSync(`/proc/${pid}/task`)) {

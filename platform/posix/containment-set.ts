@@ -4,7 +4,9 @@
 //     ids equal its pid; the kernel does not reuse a pid while a group or session still uses it);
 //   - every process seen as a member before, if it still has the same start time (an orphan that
 //     was re-parented to PID 1 while we were not its subreaper stays ours);
-//   - every process whose exec environment carries SERVERFS_RUN_ID=<marker> (same uid only);
+//   - every process whose exec environment carries SERVERFS_RUN_ID=<marker> (same uid only; where
+//     start times compare, only processes born no earlier than the run's first leader are read:
+//     an earlier one cannot have inherited the marker, see SetIdentity.bornSince);
 //   - every descendant of any of the above, by parent links, so a grandchild that called setsid
 //     is still found while it is somebody's child.
 //   - every process in the task's kernel group (a cgroup on Linux), when the host gives us one.
@@ -46,6 +48,13 @@ export interface EngineHooks {
 export interface SetIdentity {
   leader: { pid: number; startTime: string | null } | null;
   markers: readonly string[];
+  /**
+   * The start time of the first process `markers` were handed to (the run's first leader), where
+   * known. A process can inherit a marker only by being born, at or after that, from a process
+   * that carries it, so the markers of a process the reader says was born before it are never
+   * read (docs/platform.md, "Who belongs to a task"). Absent or null: every candidate is read.
+   */
+  bornSince?: string | null;
   /** The kernel group every process of the task was born into, where the host has one. */
   group?: TaskGroup | null;
 }
@@ -162,7 +171,7 @@ export class ContainmentSet {
       else if (leaderGroupIsOurs && leader && (entry.pgid === leader.pid || entry.sid === leader.pid)) add(entry);
       else if (this.known.get(entry.pid) === entry.startTime) add(entry);
       else if (this.knownGroups.has(entry.pgid) || this.knownGroups.has(entry.sid)) add(entry);
-      else if (this.identity.markers.length > 0) {
+      else if (this.identity.markers.length > 0 && !this.bornBeforeMarkers(entry)) {
         const verdict = this.hasMarker(entry);
         if (verdict === true) add(entry);
         else if (verdict === MARKER_UNREADABLE) unreadable.push(entry);
@@ -232,6 +241,13 @@ export class ContainmentSet {
     return (reader.waitsForVforkChild?.(entry.pid) ?? false) && wholeProcess();
   }
 
+  /** Born before the markers were first handed out, so it cannot have inherited one. */
+  private bornBeforeMarkers(entry: ProcEntry): boolean {
+    const since = this.identity.bornSince;
+    const before = this.hooks.reader.startedBefore;
+    return since !== undefined && since !== null && before !== undefined && before(entry.startTime, since);
+  }
+
   private hasMarker(entry: ProcEntry): boolean | typeof MARKER_UNREADABLE | typeof MARKER_UNSETTLED {
     const key = `${entry.pid}:${entry.startTime}`;
     if (this.unmarked.has(key)) return false;
@@ -265,11 +281,17 @@ export class ContainmentSet {
     }
   }
 
-  /** One more pass once a cgroup is empty: the orphans its last processes left us as they died. */
+  /**
+   * One more pass once a cgroup is empty: the orphans its last processes left us as they died.
+   * Only this process's own children can be reaped, so where the reader lists them that list is
+   * read instead of the whole table.
+   */
   private reapLateOrphans(): void {
     if (!this.hooks.reap) return;
     try {
-      this.reapZombies(new Map(this.hooks.reader.list().map((e) => [e.pid, e])));
+      const { reader } = this.hooks;
+      const candidates = reader.ownChildren?.() ?? reader.list();
+      this.reapZombies(new Map(candidates.map((e) => [e.pid, e])));
     } catch {
       // The next look of any stop reaps them.
     }
@@ -302,6 +324,11 @@ export class ContainmentSet {
 
   private async runStop(graceMs: number): Promise<StopEvidence> {
     const started = performance.now();
+    // Proved empty before: nothing can rejoin an empty set, so there is nothing to look at (the
+    // run's final proof asks again after the adapter's own stop).
+    if (this.finished) {
+      return { proved: true, survivors: [], method: "already-exited", elapsedMs: performance.now() - started, proof: this.identity.group ? "cgroup" : "freeze" };
+    }
     // No live member is proof only if every candidate's marker was read: an unreadable one may be
     // ours, so it is reported as a survivor and the stop is not proved.
     const done = (snap: Snapshot, method: StopEvidence["method"]): StopEvidence => {

@@ -8,6 +8,7 @@ import { ByteRing } from "../ring-buffer.ts";
 import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
 import { ContainmentSet, type EngineHooks } from "./containment-set.ts";
 import type { ProcReader } from "./process-table.ts";
+import { MarkerBoundaries } from "./marker-boundary.ts";
 import { combineGroups, type TaskGroup, type TaskGroups } from "./task-group.ts";
 
 export const DEFAULT_STDERR_LIMIT = 64 * 1024;
@@ -60,6 +61,7 @@ export function validateSpawnSpec(spec: SpawnSpec): void {
 }
 
 export function createPosixContainment(options: PosixContainmentOptions): Containment {
+  const boundaries = new MarkerBoundaries();
   const hooks: EngineHooks = {
     reader: options.reader,
     ownPid: process.pid,
@@ -96,10 +98,15 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
     const pid = child.pid;
     bunChildren.add(pid);
     options.onSpawned?.(spec.runId, pid);
+    // Read before Bun can reap it (its exit is handled on a later turn of the event loop), so the
+    // pid still names the leader, a zombie at worst.
+    const leaderStart = options.startTimeOf(pid);
+    const boundary = boundaries.open(spec.runId, leaderStart);
     const set = new ContainmentSet(hooks, {
-      leader: { pid, startTime: options.startTimeOf(pid) },
+      leader: { pid, startTime: leaderStart },
       markers: [spec.runId],
       group,
+      bornSince: boundary.since,
     });
     const ring = new ByteRing(spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
     void pumpInto(child.stderr, ring);
@@ -121,7 +128,10 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
         const evidence = await set.stop(graceMs);
         // Removed only when empty: even an unproved stop may have emptied it.
         group?.remove();
-        if (evidence.proved) options.onProved?.(spec.runId);
+        if (evidence.proved) {
+          boundary.close();
+          options.onProved?.(spec.runId);
+        }
         return evidence;
       },
       members: async () => {

@@ -57,6 +57,18 @@ export interface ProcReader {
   /** One process by pid, or null when it is gone (a process found through its task group). */
   entry?(pid: number): ProcEntry | null;
   /**
+   * Whether a process with start time `startTime` was certainly born before one with `boundary`
+   * (ProcEntry.startTime values). False whenever that cannot be told: equal values (the same
+   * clock tick), a value that does not parse. Absent where start times are not from a clock that
+   * only goes forward (macOS's are wall-clock): then no start times are ever compared.
+   */
+  startedBefore?(startTime: string, boundary: string): boolean;
+  /**
+   * This process's own children right now (zombies included), or null when the OS cannot list
+   * them on their own: what adopted zombies can be reaped from without reading the whole table.
+   */
+  ownChildren?(): ProcEntry[] | null;
+  /**
    * Whether every thread of the process is stopped or waiting for a vfork child (see
    * waitsForVforkChild); absent: the entry's word holds.
    */

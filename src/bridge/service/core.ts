@@ -72,6 +72,7 @@ export class ServiceCore {
     this.hostRedactor = new Redactor("", deps.secrets ?? [], this.hostRoots);
     this.events = new EventLog(deps.store.db, this.limits.max_events_per_task);
     deps.store.beforeStatusWrite = () => this.events.flush();
+    this.events.alsoWrite = () => deps.store.writePendingCapabilities();
   }
 
   get store(): TaskStore {

@@ -100,7 +100,9 @@ export class TaskRun implements ActiveRun {
     this.abortStopped = new Promise((resolve) => (this.markAbortStopped = resolve));
     this.processes = new RunProcesses(core.stopGraceMs, (ev) => this.noteNotProved(ev));
     core.active.set(this.taskId, this);
-    this.done = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => this.run(adapter));
+    // After the current turn, so the submit's answer goes out first; setImmediate, not a 0 ms
+    // timer, which Bun rounds up to 1 ms on every task's path.
+    this.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.run(adapter));
   }
 
   get signal(): AbortSignal {
@@ -139,9 +141,13 @@ export class TaskRun implements ActiveRun {
     let outcome: Outcome = { kind: "abandoned" };
     try {
       if (!this.signal.aborted && !isTerminal(core.store.require(this.taskId).status)) {
-        core.store.transition(this.taskId, "starting", {}, ["queued"]);
-        this.providerEvent("task.started", { runtime: this.plan.runtime });
-        core.store.transition(this.taskId, "running", {}, ["starting"]);
+        // Both steps and their event in one commit: nothing can read between them (no await),
+        // and a crash before it leaves the task queued, which a restart interrupts the same way.
+        core.store.together(() => {
+          core.store.transition(this.taskId, "starting", {}, ["queued"]);
+          this.providerEvent("task.started", { runtime: this.plan.runtime });
+          core.store.transition(this.taskId, "running", {}, ["starting"]);
+        });
         core.watchers.notify(this.taskId);
         const deadline = core.store.require(this.taskId).deadline_at;
         if (deadline) {

@@ -35,6 +35,8 @@ export class EventLog {
   private readonly counts = new Map<string, number>();
   /** Called after each flush with the task ids that got new events (wakes long-polls). */
   onFlushed: (taskIds: Set<string>) => void = () => {};
+  /** Called inside each flush's transaction: other writes that wait for the next commit ride with it. */
+  alsoWrite: () => void = () => {};
 
   constructor(
     private readonly db: Database,
@@ -86,6 +88,7 @@ export class EventLog {
       }
       const upd = this.db.query("UPDATE tasks SET event_count = event_count + ? WHERE task_id = ?");
       for (const [id, k] of perTask) upd.run(k, id);
+      this.alsoWrite();
     };
     if (this.db.inTransaction) write();
     else this.db.transaction(write).immediate();
