@@ -36,7 +36,7 @@ import { InFlight } from "./inflight.ts";
 import { SERVER_INSTRUCTIONS } from "./instructions.ts";
 import { buildToolSurface } from "./surface.ts";
 import { type McpTool, type RequestExtra, type ToolRuntime, auditRefusedCall } from "./tool.ts";
-import { prebuiltSchemas } from "./tools/fs/schemas.ts";
+import { prebuiltListing } from "./tools/fs/schemas.ts";
 import type { FsToolLimits } from "./tools/fs/common.ts";
 import type { FileServiceApi } from "./tools/fs/service.ts";
 import { RESOURCE_URI_TEMPLATE, parseResourceUri } from "./uri.ts";
@@ -147,10 +147,10 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   return { build, registry, tools, inflight, requests, largeAnswers };
 }
 
-/** The tools/list entries: file tools from their build-time schemas when the limits match, others converted now. */
+/** The tools/list entries: file tools from their build-time entries when the limits match, others converted now. */
 function listTools(tools: readonly McpTool[], limits: FsToolLimits): ReturnType<McpTool["listing"]>[] {
-  const prebuilt = prebuiltSchemas(limits);
-  return tools.map((t) => t.listing(prebuilt?.[t.name]));
+  const prebuilt = prebuiltListing(limits);
+  return tools.map((t) => prebuilt?.[t.name] ?? t.listing());
 }
 
 /** What a tool sees of its request, the same in both eras. */
