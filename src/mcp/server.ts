@@ -30,10 +30,9 @@ import { escapeControls } from "../common/escape.ts";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
-import { VERSION } from "../version.ts";
 import { elicitationStateCodec } from "./approvals/state.ts";
 import { InFlight } from "./inflight.ts";
-import { SERVER_INSTRUCTIONS } from "./instructions.ts";
+import { SERVER_INFO, SERVER_INSTRUCTIONS, serverCapabilities } from "./identity.ts";
 import { buildToolSurface } from "./surface.ts";
 import { type McpTool, type RequestExtra, type ToolRuntime, auditRefusedCall } from "./tool.ts";
 import { prebuiltListing } from "./tools/fs/schemas.ts";
@@ -113,9 +112,9 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
 
   const build = (): Server => {
     const server = new Server(
-      { name: "serverfs", title: "serverfs", version: VERSION },
+      { ...SERVER_INFO },
       {
-        capabilities: { tools: {}, resources: {} },
+        capabilities: serverCapabilities(),
         instructions: SERVER_INSTRUCTIONS,
         cacheHints: { "tools/list": LIST_CACHE, "resources/templates/list": LIST_CACHE, "resources/list": LIST_CACHE },
         // Only an elicitation round (src/mcp/approvals/) mints state; anything else echoed is refused.
