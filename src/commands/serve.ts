@@ -67,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     const lifecycle = new StdioLifecycle(logger).install();
     return server.serve({ input: new StdinRelay(process.stdin), lifecycle });
   }
-  logStartup(logger, registry, plan.tools.length, source);
+  logStartup(logger, registry, plan.toolCount, source);
   const lifecycle = new StdioLifecycle(logger).install();
   const relay = new StdinRelay(process.stdin);
   const opening = answerOpening(relay, plan, process.stdout);

@@ -12,7 +12,7 @@ import type { Registry } from "../config/types.ts";
 import { publishedLimits } from "../fs/published-limits.ts";
 import { SERVER_INFO, SERVER_INSTRUCTIONS, serverCapabilities } from "./identity.ts";
 import { fileToolNames } from "./surface-plan.ts";
-import { prebuiltListing } from "./tools/fs/schemas.ts";
+import { prebuiltListingText } from "./tools/fs/schemas.ts";
 
 /**
  * The 2025-era protocol versions the SDK's initialize echoes back (its supported versions before
@@ -40,8 +40,10 @@ export type OpeningStep =
 
 /** The answers a deployment's opening needs, or undefined when its tools/list is not known before loading. */
 export interface OpeningPlan {
-  /** The tools tools/list names (file tools only: a deployment with the Bridge enabled has no plan). */
-  tools: readonly unknown[];
+  /** How many tools tools/list names (file tools only: a deployment with the Bridge enabled has no plan). */
+  toolCount: number;
+  /** Their entries as JSON text, comma-separated: the inside of the answer's `tools` array. */
+  toolsText: string;
 }
 
 /**
@@ -50,9 +52,10 @@ export interface OpeningPlan {
  */
 export function openingPlan(registry: Registry): OpeningPlan | undefined {
   if (registry.agent.enabled) return undefined;
-  const listing = prebuiltListing(publishedLimits(registry));
+  const listing = prebuiltListingText(publishedLimits(registry));
   if (listing === undefined) return undefined;
-  return { tools: fileToolNames(registry).map((name) => listing[name]) };
+  const names = fileToolNames(registry);
+  return { toolCount: names.length, toolsText: names.map((name) => listing[name]).join(",") };
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -162,6 +165,8 @@ export class OpeningAnswerer {
     // A reused id is left to the SDK, whatever it makes of it.
     if (!isRequestId(id) || String(id) === String(this.initializeId)) return undefined;
     this.phase = "over";
-    return { kind: "answer", id, method: "tools/list", text: answerText(id, { tools: this.plan.tools }) };
+    // JSON.stringify's text of { result: { tools }, jsonrpc, id }, without parsing the entries.
+    const text = `{"result":{"tools":[${this.plan.toolsText}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`;
+    return { kind: "answer", id, method: "tools/list", text };
   }
 }

@@ -8,7 +8,7 @@ import { createFileService } from "../../src/fs/index.ts";
 import { buildToolSurface } from "../../src/mcp/surface.ts";
 import { fileToolNames } from "../../src/mcp/surface-plan.ts";
 import { GENERATED_LIMITS } from "../../src/mcp/tools/fs/schemas.generated.ts";
-import { prebuiltListing } from "../../src/mcp/tools/fs/schemas.ts";
+import { prebuiltListing, prebuiltListingText } from "../../src/mcp/tools/fs/schemas.ts";
 
 describe("build-time tool listing", () => {
   test("the checked-in module is exactly what the generator writes from today's tool definitions", async () => {
@@ -33,6 +33,9 @@ describe("build-time tool listing", () => {
       const names = fileToolNames(registry);
       expect(fromZod.map((t) => t.name)).toEqual(names);
       expect(JSON.stringify(names.map((n) => prebuilt![n]))).toBe(JSON.stringify(fromZod));
+      // The opening writes the entries' text as it is (src/mcp/opening.ts): the same bytes.
+      const texts = prebuiltListingText(limits)!;
+      expect(`[${names.map((n) => texts[n]).join(",")}]`).toBe(JSON.stringify(fromZod));
       files.close();
     });
   }
@@ -46,8 +49,10 @@ describe("build-time tool listing", () => {
   test("any other limits get no build-time entries", () => {
     const base = { ...GENERATED_LIMITS };
     expect(prebuiltListing(base)).toBeDefined();
+    expect(prebuiltListingText(base)).toBeDefined();
     for (const key of Object.keys(base) as (keyof typeof base)[]) {
       expect(prebuiltListing({ ...base, [key]: base[key] + 1 })).toBeUndefined();
+      expect(prebuiltListingText({ ...base, [key]: base[key] + 1 })).toBeUndefined();
     }
     expect(prebuiltListing({ ...base, extra: 1 } as typeof base)).toBeUndefined();
   });

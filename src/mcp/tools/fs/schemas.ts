@@ -12,10 +12,19 @@ import { GENERATED_LIMITS, GENERATED_TOOLS } from "./schemas.generated.ts";
 
 let parsed: Readonly<Record<string, Tool>> | undefined;
 
+function matches(limits: FsToolLimits): boolean {
+  const keys = Object.keys(GENERATED_LIMITS) as (keyof FsToolLimits)[];
+  return Object.keys(limits).length === keys.length && keys.every((k) => limits[k] === GENERATED_LIMITS[k]);
+}
+
 /** The build-time tools/list entries by tool name, when `limits` are the ones they were made with. */
 export function prebuiltListing(limits: FsToolLimits): Readonly<Record<string, Tool>> | undefined {
-  const keys = Object.keys(GENERATED_LIMITS) as (keyof FsToolLimits)[];
-  if (Object.keys(limits).length !== keys.length || keys.some((k) => limits[k] !== GENERATED_LIMITS[k])) return undefined;
-  parsed ??= JSON.parse(GENERATED_TOOLS) as Record<string, Tool>;
+  if (!matches(limits)) return undefined;
+  parsed ??= Object.fromEntries(Object.entries(GENERATED_TOOLS).map(([name, text]) => [name, JSON.parse(text) as Tool]));
   return parsed;
+}
+
+/** The same entries as JSON text (each exactly `JSON.stringify` of its entry), for an answer written without parsing them. */
+export function prebuiltListingText(limits: FsToolLimits): Readonly<Record<string, string>> | undefined {
+  return matches(limits) ? GENERATED_TOOLS : undefined;
 }
