@@ -5,12 +5,17 @@
 // Target: serve <= 1.3x the hello-world (median of interleaved runs).
 //
 // Usage: bun build/compile.ts linux-x64 && bun bench/startup/serve-cold.ts [runs]   (default 30; at least 20)
-// SERVERFS_BIN=path measures another executable.
+// SERVERFS_BIN=path measures another executable. SERVERFS_BEFORE_BIN=path adds a third program to
+// the same interleaved runs (an earlier build, for before/after figures); its tools/list answer
+// must be byte-identical to serve's.
 //
 // One run: spawn, write the three opening frames at once, stop the clock when the tools/list
 // answer's newline arrives, read the process's peak RSS (VmHWM) right then, close stdin and wait
 // for the exit. The two programs alternate run by run, so both see the same load; the load
-// average is printed with the figures.
+// average is printed with the figures. serve answers its opening before it loads the full server
+// (src/mcp/opening.ts), so after the clock stops each serve run also sends a `ping`, which only
+// the full server answers, and reads VmHWM again once it is answered: serve's peak with
+// everything loaded.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -39,6 +44,8 @@ interface Run {
   ms: number;
   /** Peak resident set so far, KiB (Linux only). */
   hwmKiB: number | null;
+  /** The same once `follow` was answered. */
+  loadedHwmKiB: number | null;
   /** The raw answer lines, by JSON-RPC id. */
   answers: Map<number, string>;
 }
@@ -52,7 +59,10 @@ function vmHwmKiB(pid: number): number | null {
   }
 }
 
-async function once(argv: string[]): Promise<Run> {
+const PING = `${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" })}\n`;
+
+/** One run of `argv`; with `follow`, a ping is sent after the clock stopped and its answer awaited. */
+async function once(argv: string[], follow = false): Promise<Run> {
   const started = performance.now();
   const proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   proc.stdin.write(FRAMES);
@@ -76,12 +86,29 @@ async function once(argv: string[]): Promise<Run> {
     }
   }
   const hwmKiB = vmHwmKiB(proc.pid);
+  let loadedHwmKiB: number | null = null;
+  if (follow) {
+    proc.stdin.write(PING);
+    proc.stdin.flush();
+    while (!answers.has(3)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${argv.join(" ")} exited before answering ping`);
+      buffered += decoder.decode(value, { stream: true });
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) !== -1) {
+        const id = (JSON.parse(buffered.slice(0, nl)) as { id?: number }).id;
+        if (typeof id === "number") answers.set(id, buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+      }
+    }
+    loadedHwmKiB = vmHwmKiB(proc.pid);
+  }
   reader.releaseLock();
   proc.stdin.end();
   const exited = await Promise.race([proc.exited, Bun.sleep(5000).then(() => null)]);
   if (exited === null) proc.kill("SIGKILL");
   await proc.exited;
-  return { ms, hwmKiB, answers };
+  return { ms, hwmKiB, loadedHwmKiB, answers };
 }
 
 /** The hello-world's source: the two answers are serverfs's own lines, byte for byte. */
@@ -140,28 +167,44 @@ async function main(): Promise<void> {
     const warm = await once([hello]);
     if (warm.answers.get(1) !== initialize || warm.answers.get(2) !== toolsList) throw new Error("the hello-world's answers differ from serverfs's");
 
+    const beforeBin = process.env.SERVERFS_BEFORE_BIN;
+    const before = beforeBin === undefined ? undefined : [beforeBin, "serve", "--workdir", `bench=${tree}`];
+    if (before) await once(before);
     const loadBefore = loadLine();
-    const ours: Run[] = [];
-    const base: Run[] = [];
+    const series = new Map<string[], Run[]>([
+      [serve, []],
+      [[hello], []],
+    ]);
+    if (before) series.set(before, []);
+    const programs = [...series.keys()];
     for (let i = 0; i < RUNS; i++) {
-      // Alternate which goes first, so neither always follows the other's exit.
-      const pair = i % 2 === 0 ? [serve, [hello]] : [[hello], serve];
-      for (const argv of pair) {
-        const r = await once(argv);
-        if (r.answers.get(2) !== toolsList) throw new Error(`${argv[0]}: tools/list answer changed between runs`);
-        (argv === serve ? ours : base).push(r);
+      // Rotate which goes first, so none always follows the same one's exit.
+      for (let j = 0; j < programs.length; j++) {
+        const argv = programs[(i + j) % programs.length]!;
+        const r = await once(argv, argv !== programs[1]);
+        if (r.answers.get(2) !== toolsList) throw new Error(`${argv[0]}: its tools/list answer is not serve's`);
+        series.get(argv)!.push(r);
       }
     }
+    const ours = series.get(serve)!;
+    const base = series.get(programs[1]!)!;
     const loadAfter = loadLine();
     const med = (xs: Run[]) => median(xs.map((x) => x.ms));
     const hwm = ours.map((x) => x.hwmKiB).filter((x): x is number => x !== null);
+    const loadedHwm = ours.map((x) => x.loadedHwmKiB).filter((x): x is number => x !== null);
+    const mib = (kib: number) => (kib / 1024).toFixed(1);
     const ratio = med(ours) / med(base);
     console.log(machineLine());
     console.log(`${loadBefore} (before), ${loadAfter} (after)`);
     console.log(`runs: ${RUNS} each, interleaved; time = spawn -> tools/list answer received (${Buffer.byteLength(toolsList)} bytes, ${(JSON.parse(toolsList) as { result: { tools: unknown[] } }).result.tools.length} tools)`);
     console.log(`hello-world (compiled Bun, same bytes): median ${fmtMs(med(base))}, min ${fmtMs(Math.min(...base.map((x) => x.ms)))}`);
     console.log(`serverfs serve (compiled):              median ${fmtMs(med(ours))}, min ${fmtMs(Math.min(...ours.map((x) => x.ms)))}`);
-    if (hwm.length > 0) console.log(`serve peak RSS (VmHWM) at tools/list: median ${(median(hwm) / 1024).toFixed(1)} MiB, max ${(Math.max(...hwm) / 1024).toFixed(1)} MiB`);
+    if (hwm.length > 0) console.log(`serve peak RSS (VmHWM) at tools/list: median ${mib(median(hwm))} MiB, max ${mib(Math.max(...hwm))} MiB`);
+    if (loadedHwm.length > 0) console.log(`serve peak RSS (VmHWM) once the full server answered a ping: median ${mib(median(loadedHwm))} MiB, max ${mib(Math.max(...loadedHwm))} MiB`);
+    if (before) {
+      const earlier = series.get(before)!;
+      console.log(`before (${beforeBin}): median ${fmtMs(med(earlier))}, min ${fmtMs(Math.min(...earlier.map((x) => x.ms)))}, ratio ${(med(earlier) / med(base)).toFixed(2)}x; VmHWM at tools/list median ${mib(median(earlier.map((x) => x.hwmKiB ?? NaN)))} MiB, after a ping ${mib(median(earlier.map((x) => x.loadedHwmKiB ?? NaN)))} MiB`);
+    }
     console.log(`ratio serve/hello-world: ${ratio.toFixed(2)}x (target <= 1.3x) ${ratio <= 1.3 ? "MET" : "MISSED"}`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
