@@ -194,7 +194,8 @@ export class GatedStdioTransport implements Transport {
   private settle(verdict: Inbound): void {
     if (verdict.kind === "pass") {
       const message = verdict.message;
-      if ("method" in message && "id" in message) this.unanswered.add(message.id);
+      // A request the opening already answered is not waiting for anything (shutdown neither waits for it nor answers it).
+      if ("method" in message && "id" in message && !this.alreadyAnswered.has(message.id)) this.unanswered.add(message.id);
       this.onmessage?.(message);
       return;
     }
