@@ -8,10 +8,13 @@ import { OPENING_FRAME_BYTES, OpeningAnswerer, type OpeningPlan } from "./openin
 import type { StdinRelay } from "./stdin-relay.ts";
 
 /**
- * A host sends its opening frames in quick succession; after this long without one the server is
- * loaded anyway, so the start-up work that needs it (root checks, temp sweep) is not held up.
+ * A host sends its opening frames within a round trip or two of each other; after this long
+ * without one the server is loaded anyway, so the start-up work that needs it (root checks, temp
+ * sweep, the search thread) is not held up by a host that never sends tools/list. Long enough for
+ * a busy host's round trip: loading the server between its initialize and its tools/list would
+ * put the load back in front of that tools/list.
  */
-export const OPENING_IDLE_MS = 100;
+export const OPENING_IDLE_MS = 500;
 /** How long an ended opening waits for its answers to be written (a client that does not read). */
 const OPENING_FLUSH_MS = 200;
 
