@@ -38,6 +38,7 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
     // every entry keeps its path from the repository root (platform/embedded-worker.ts)
     `--root=${ROOT}`,
     "--compile",
+    "--splitting",
     "--minify",
     "--bytecode",
     "--format=esm",

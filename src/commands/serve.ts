@@ -1,8 +1,13 @@
 // `serverfs serve`: the MCP server over stdio that an MCP host launches. stdout carries MCP
 // frames only; every log line is one JSON object on stderr (src/log.ts). Nothing on this path
 // may call console.log.
-// First: it must run before any zod schema is built (see the module).
-import "../mcp/zod-jitless.ts";
+//
+// Start-up order: the configuration is loaded and checked first (a bad one fails here, with its
+// code, before anything is read from stdin). Then, when the deployment's tools/list is known from
+// the build (src/mcp/opening.ts), the host's opening is answered from it while the server itself
+// (the MCP SDK, zod, the tools, the file layer) is not loaded yet; it is loaded once the opening
+// is over, and reads everything the opening read. This module imports none of those: the imports
+// below are what the opening needs, the rest is imported in `startServer`.
 import os from "node:os";
 import { osReleaseProblem } from "../../platform/darwin/version.ts";
 import { PLATFORM_NAME } from "../../platform/os.ts";
@@ -10,14 +15,19 @@ import { folderWorkdirSpecs } from "../config/folder-workdirs.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
 import { ServerfsError } from "../errors.ts";
 import type { Registry } from "../config/types.ts";
-import { createFileService, startSearchWorker, type FileService, type MutationGate } from "../fs/index.ts";
+import type { FileService, MutationGate } from "../fs/index.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { createMcpServer } from "../mcp/server.ts";
-import { serveOverStdio } from "../mcp/stdio.ts";
+import { answerOpening } from "../mcp/opening-reader.ts";
+import { openingPlan } from "../mcp/opening.ts";
+import { StdinRelay } from "../mcp/stdin-relay.ts";
+import { StdioLifecycle } from "../mcp/stdio-lifecycle.ts";
+import type { StdioSession } from "../mcp/stdio.ts";
 import type { McpTool } from "../mcp/tool.ts";
 import { VERSION } from "../version.ts";
 import { parseArgs } from "./args.ts";
 import { SERVE } from "./specs.ts";
+
+type ConfigSource = "config" | "env_file" | "workdir_flags";
 
 export async function main(argv: string[]): Promise<number> {
   // The table (src/commands/specs.ts) checks that exactly one source is given: --config FILE,
@@ -46,19 +56,65 @@ export async function main(argv: string[]): Promise<number> {
         ? await loadRegistry({ envFile })
         : await registryFromWorkdirArgs(workdirSpecs);
   const logger = createLogger({ level: registry.server.log_level });
+  const source: ConfigSource = configFile !== undefined ? "config" : envFile !== undefined ? "env_file" : "workdir_flags";
 
+  const plan = openingPlan(registry);
+  if (plan === undefined) {
+    // The Bridge's tools and writer lease, or limits the build did not list: everything first, as
+    // it always was, so that whatever of it fails fails before stdin is read.
+    const server = await startServer(registry, logger);
+    logStartup(logger, registry, server.toolCount, source);
+    const lifecycle = new StdioLifecycle(logger).install();
+    return server.serve({ input: new StdinRelay(process.stdin), lifecycle });
+  }
+  logStartup(logger, registry, plan.toolCount, source);
+  const lifecycle = new StdioLifecycle(logger).install();
+  const relay = new StdinRelay(process.stdin);
+  const opening = answerOpening(relay, plan, process.stdout);
+  // A signal or the end of stdin ends the opening: the server comes up to shut down in order.
+  lifecycle.onEarlyRequest(() => opening.end());
+  await opening.ended;
+  let server: StartedServer;
+  try {
+    server = await startServer(registry, logger);
+  } catch (err) {
+    // Nothing will read stdin now: let go of it, so the process can exit with the error.
+    relay.close();
+    throw err;
+  }
+  return server.serve({ input: relay, lifecycle, answered: opening.answered });
+}
+
+interface StartedServer {
+  toolCount: number;
+  serve: (session: StdioSession) => Promise<never>;
+}
+
+/** Load and build the server: the file service, the MCP server and its tools. */
+async function startServer(registry: Registry, logger: Logger): Promise<StartedServer> {
+  // First: it must run before any zod schema is built (see the module).
+  await import("../mcp/zod-jitless.ts");
+  const [{ createFileService, startSearchWorker }, { createMcpServer }, { serveOverStdio }] = await Promise.all([
+    import("../fs/index.ts"),
+    import("../mcp/server.ts"),
+    import("../mcp/stdio.ts"),
+  ]);
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
-  logStartup(logger, registry, mcp.tools.length, configFile !== undefined ? "config" : envFile !== undefined ? "env_file" : "workdir_flags");
-  // In a task of its own, so the first frame is read first: the search thread comes up on the core
-  // start-up leaves idle, in time for the first search (src/fs/search/search-pool.ts).
-  setTimeout(startSearchWorker, 0);
-  // Deferred: the host's initialize must not wait on the root checks (the first check also loads
-  // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
-  return serveOverStdio(mcp, logger, {
-    deferred: () => warnUnusableRoots(logger, registry, files),
-    afterFirstAnswer: () => void sweepTemps(logger, files),
-  });
+  return {
+    toolCount: mcp.tools.length,
+    serve: (session) => {
+      // In a task of its own, so the first frame is read first: the search thread comes up on the core
+      // start-up leaves idle, in time for the first search (src/fs/search/search-pool.ts).
+      setTimeout(startSearchWorker, 0);
+      // Deferred: the host's initialize must not wait on the root checks (the first check also loads
+      // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
+      return serveOverStdio(mcp, logger, session, {
+        deferred: () => warnUnusableRoots(logger, registry, files),
+        afterFirstAnswer: () => void sweepTemps(logger, files),
+      });
+    },
+  };
 }
 
 /**
@@ -100,17 +156,17 @@ async function writerLeaseGate(registry: Registry): Promise<MutationGate | undef
 
 /**
  * Registration point for the Agent Bridge tools (src/mcp/tools/agent/). The surface lists them
- * only when the Bridge is enabled and a workdir allows a runtime (src/mcp/surface.ts).
+ * only when the Bridge is enabled and a workdir allows a runtime (src/mcp/surface-plan.ts).
  */
 async function agentTools(registry: Registry, files: FileService): Promise<McpTool[]> {
-  const { agentSurfaceEnabled } = await import("../mcp/surface.ts");
+  const { agentSurfaceEnabled } = await import("../mcp/surface-plan.ts");
   if (!agentSurfaceEnabled(registry)) return [];
   const { buildAgentTools } = await import("../mcp/tools/agent/index.ts");
   return buildAgentTools(registry, files);
 }
 
 /** The effective security mode, as counts and switches: never a glob, a path or an alias list. */
-function logStartup(logger: Logger, registry: Registry, toolCount: number, source: string): void {
+function logStartup(logger: Logger, registry: Registry, toolCount: number, source: ConfigSource): void {
   const w = registry.workdirs;
   const extraRules = new Set(w.flatMap((d) => d.extra_deny_globs)).size;
   logger.info("startup", {

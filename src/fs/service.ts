@@ -15,6 +15,7 @@ import { listDirectory, type ListDirectoryOutput } from "./list.ts";
 import { moveFile, type MoveOutput } from "./move.ts";
 import { fsNative, type FsNative } from "../../platform/fs/native.ts";
 import { clampLimit } from "./order.ts";
+import { DEFAULT_MAX_LINES, publishedLimits, type PublishedLimits } from "./published-limits.ts";
 import { readResource, readTextFile, type ReadTextOutput } from "./read.ts";
 import { readMultipleFiles, type ReadManyOutput } from "./read-many.ts";
 import { readMediaFile, type MediaOutput } from "./media.ts";
@@ -25,7 +26,7 @@ import type { WalkFilterArgs } from "./walk-filter.ts";
 import { sweepWorkdirs, type SweepBounds, type SweepReport } from "./temp-sweep.ts";
 import { DEFAULT_TREE_DEPTH, directoryTree, MAX_TREE_DEPTH, type DirectoryTreeOutput } from "./tree.ts";
 
-export const DEFAULT_MAX_LINES = 200;
+export { DEFAULT_MAX_LINES, type PublishedLimits } from "./published-limits.ts";
 
 /** The walk filters find_files, search_text and directory_tree take (./walk-filter.ts). */
 export interface WalkFilterParams {
@@ -48,16 +49,6 @@ export interface WorkdirSummary {
   agent_runtimes: string[];
 }
 
-export interface PublishedLimits {
-  default_list_limit: number;
-  max_list_entries: number;
-  default_search_results: number;
-  max_search_results: number;
-  max_read_lines_default: 200;
-  max_read_lines_max: number;
-  max_edits_per_call: number;
-  max_files_per_read: number;
-}
 
 export interface FileService {
   listWorkdirs(): { workdirs: WorkdirSummary[] };
@@ -294,17 +285,7 @@ export function createFileService(registry: Registry, options: FileServiceOption
     },
 
     limits() {
-      const maxReadLines = registry.workdirs.reduce((m, w) => Math.max(m, w.max_read_lines), 1);
-      return {
-        default_list_limit: Math.min(limits.default_list_limit, limits.max_list_entries),
-        max_list_entries: limits.max_list_entries,
-        default_search_results: Math.min(limits.default_search_results, limits.max_search_results),
-        max_search_results: limits.max_search_results,
-        max_read_lines_default: DEFAULT_MAX_LINES,
-        max_read_lines_max: maxReadLines,
-        max_edits_per_call: limits.max_edits_per_call,
-        max_files_per_read: limits.max_files_per_read,
-      };
+      return publishedLimits(registry);
     },
 
     sweepTemps(bounds) {

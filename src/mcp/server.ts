@@ -30,13 +30,12 @@ import { escapeControls } from "../common/escape.ts";
 import type { Registry } from "../config/types.ts";
 import { ServerfsError, errnoCode } from "../errors.ts";
 import type { LogFields, Logger } from "../log.ts";
-import { VERSION } from "../version.ts";
 import { elicitationStateCodec } from "./approvals/state.ts";
 import { InFlight } from "./inflight.ts";
-import { SERVER_INSTRUCTIONS } from "./instructions.ts";
+import { SERVER_INFO, SERVER_INSTRUCTIONS, serverCapabilities } from "./identity.ts";
 import { buildToolSurface } from "./surface.ts";
 import { type McpTool, type RequestExtra, type ToolRuntime, auditRefusedCall } from "./tool.ts";
-import { prebuiltSchemas } from "./tools/fs/schemas.ts";
+import { prebuiltListing } from "./tools/fs/schemas.ts";
 import type { FsToolLimits } from "./tools/fs/common.ts";
 import type { FileServiceApi } from "./tools/fs/service.ts";
 import { RESOURCE_URI_TEMPLATE, parseResourceUri } from "./uri.ts";
@@ -113,9 +112,9 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
 
   const build = (): Server => {
     const server = new Server(
-      { name: "serverfs", title: "serverfs", version: VERSION },
+      { ...SERVER_INFO },
       {
-        capabilities: { tools: {}, resources: {} },
+        capabilities: serverCapabilities(),
         instructions: SERVER_INSTRUCTIONS,
         cacheHints: { "tools/list": LIST_CACHE, "resources/templates/list": LIST_CACHE, "resources/list": LIST_CACHE },
         // Only an elicitation round (src/mcp/approvals/) mints state; anything else echoed is refused.
@@ -147,10 +146,10 @@ export function createMcpServer(options: McpServerOptions): ServerfsMcp {
   return { build, registry, tools, inflight, requests, largeAnswers };
 }
 
-/** The tools/list entries: file tools from their build-time schemas when the limits match, others converted now. */
+/** The tools/list entries: file tools from their build-time entries when the limits match, others converted now. */
 function listTools(tools: readonly McpTool[], limits: FsToolLimits): ReturnType<McpTool["listing"]>[] {
-  const prebuilt = prebuiltSchemas(limits);
-  return tools.map((t) => t.listing(prebuilt?.[t.name]));
+  const prebuilt = prebuiltListing(limits);
+  return tools.map((t) => prebuilt?.[t.name] ?? t.listing());
 }
 
 /** What a tool sees of its request, the same in both eras. */

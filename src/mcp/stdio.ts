@@ -4,11 +4,14 @@
 // after a write loses everything past one pipe buffer.
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Registry } from "../config/types.ts";
-import { errnoCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ServerfsMcp } from "./server.ts";
+import type { FrameSource } from "./stdin-relay.ts";
+import type { ShutdownReason, StdioLifecycle } from "./stdio-lifecycle.ts";
 import { auditRefusedCall } from "./tool.ts";
 import { GatedStdioTransport } from "./transport.ts";
+
+export type { ShutdownReason } from "./stdio-lifecycle.ts";
 
 /**
  * Time requests still running at stdin EOF get to finish with their real answer before they are
@@ -32,8 +35,6 @@ export const SHUTDOWN_ERROR = {
  */
 const FORCED_EXIT_MS = 3000;
 
-export type ShutdownReason = "stdin_eof" | "stdout_closed" | "SIGTERM" | "SIGINT" | "SIGHUP" | "transport_closed";
-
 /**
  * Largest single frame the transport accepts. A fixed 10 MiB (the SDK's default) is smaller than
  * one upload of an 8 MiB binary (base64 + JSON), so the cap is sized from the configured transfer
@@ -56,6 +57,19 @@ const DEFERRED_START_MS = 100;
 /** How long shutdown waits for the deferred start-up work (the root checks) to finish. */
 const DEFERRED_WAIT_MS = 200;
 
+/** The process side serve's stdio runs in, set up before the server was loaded (src/commands/serve.ts). */
+export interface StdioSession {
+  /** Where frames are read from (stdin, through the relay that kept what came before the server). */
+  input: FrameSource;
+  /** Signals, stdin's end, stdout's failure: bound to this server's shutdown once it runs. */
+  lifecycle: StdioLifecycle;
+  /**
+   * Answers already written for requests in `input` (the opening, src/mcp/opening.ts), by id: the
+   * SDK's own answers to them are compared and not written again.
+   */
+  answered?: ReadonlyMap<string | number, string>;
+}
+
 export interface ServeOptions {
   /**
    * Start-up work no answer depends on (the workdir root checks). It runs once, DEFERRED_START_MS
@@ -71,20 +85,21 @@ export interface ServeOptions {
 }
 
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
-export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: ServeOptions = {}): Promise<never> {
+export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, session: StdioSession, options: ServeOptions = {}): Promise<never> {
   let shutdown: (reason: ShutdownReason) => Promise<void> = async () => {};
   let deferred: Promise<void> | undefined;
   const runDeferred = (): Promise<void> => (deferred ??= (options.deferred?.() ?? Promise.resolve()).catch(() => {}));
   setTimeout(() => void runDeferred(), DEFERRED_START_MS).unref();
   // this transport reports every written answer, so a large answer holds its slot until then
   mcp.largeAnswers.reportsWrittenAnswers();
-  const transport = new GatedStdioTransport(process.stdin, process.stdout, {
+  const transport = new GatedStdioTransport(session.input, process.stdout, {
     onAnswerWritten: (id) => mcp.largeAnswers.written(id),
     // An oversized frame closes the transport (as the SDK's own does); without a reader we must not linger.
     onClosed: () => void shutdown("transport_closed"),
     ...(options.afterFirstAnswer ? { onFirstAnswer: () => void setImmediate(options.afterFirstAnswer!) } : {}),
     maxFrameBytes: maxFrameBytes(mcp.registry),
     requests: mcp.requests,
+    ...(session.answered ? { answered: session.answered, onAnsweredMismatch: () => logger.error("opening_answer_mismatch", {}) } : {}),
     onRefused: (verdict) => {
       // Only a method the server handles is named (it is ours, not caller text); the frame is never logged.
       const method = verdict.kind === "refuse" ? verdict.method : undefined;
@@ -103,8 +118,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
   });
 
   let stopping = false;
-  // Set once a write to stdout failed with EPIPE: the client can no longer read anything.
-  let stdoutGone = false;
+  const { lifecycle } = session;
   shutdown = async (reason: ShutdownReason): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -116,7 +130,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
     // Every request the SDK was handed is waited for, not only the tool calls already running:
     // one read in the same chunk as the EOF may not have reached its handler yet.
     const pending = transport.pendingRequests;
-    if (!stdoutGone && !(await transport.answeredWithin(grace))) {
+    if (!lifecycle.stdoutGone && !(await transport.answeredWithin(grace))) {
       mcp.inflight.cancelAll();
       await transport.answeredWithin(DRAIN_ABORT_MS);
     }
@@ -127,43 +141,18 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, options: 
     }
     // Closing the SDK's server aborts what is left, and an aborted request is never answered by it.
     const left = transport.pendingRequests;
-    if (!stdoutGone) transport.answerUnanswered(SHUTDOWN_ERROR);
+    if (!lifecycle.stdoutGone) transport.answerUnanswered(SHUTDOWN_ERROR);
     logger.info("shutdown", {
       reason,
       pending_requests: pending,
       ...(left > 0 ? { answered_by_shutdown: left } : {}),
       duration_ms: Math.round(performance.now() - started),
     });
-    if (stdoutGone) process.exit(0);
+    if (lifecycle.stdoutGone) process.exit(0);
     await transport.flushed();
     process.stdout.end(() => process.exit(0));
   };
 
-  // Each response waiting on a slow reader holds one 'drain' listener; many are legitimate.
-  process.stdout.setMaxListeners(0);
-  // Bun prints runtime warnings as free text on stderr whatever listeners exist; replacing
-  // emitWarning is the one hook it honours, and keeps stderr one JSON object per line.
-  process.emitWarning = ((warning: string | Error) => {
-    logger.warn("runtime_warning", { name: typeof warning === "string" ? "Warning" : warning.name });
-  }) as typeof process.emitWarning;
-  const onStdoutGone = (): void => {
-    stdoutGone = true;
-    void shutdown("stdout_closed");
-  };
-  process.stdout.on("error", onStdoutGone);
-  process.on("uncaughtException", (err) => {
-    if (errnoCode(err) === "EPIPE") return onStdoutGone();
-    logger.error("uncaught_exception", { error_class: err?.constructor?.name ?? typeof err });
-  });
-  process.on("unhandledRejection", (err) => {
-    // The SDK's send() rejects with EPIPE when the client closed its end of our stdout.
-    if (errnoCode(err) === "EPIPE") return onStdoutGone();
-    logger.error("unhandled_rejection", { error_class: (err as object)?.constructor?.name ?? typeof err });
-  });
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    process.on(signal, () => void shutdown(signal));
-  }
-  process.stdin.on("end", () => void shutdown("stdin_eof"));
-  process.stdin.on("close", () => void shutdown("stdin_eof"));
+  lifecycle.bind((reason) => void shutdown(reason));
   return new Promise<never>(() => {});
 }

@@ -1,9 +1,7 @@
-// The one place the tool list is assembled (docs/tools.md): a tool is listed only where it can do
-// something. Read tools always; the mutation tools (move_file included) only when a workdir is read-write;
-// download only when a workdir enables binary transfer, upload only when one workdir is both
-// read-write and binary-enabled; agent tools only when the Agent Bridge is enabled and a workdir
-// allows a runtime.
+// The one place the tool list is assembled (docs/tools.md): the tools surface-plan.ts names for
+// this deployment, in its order, followed by the Agent Bridge tools when the policy allows them.
 import type { Registry } from "../config/types.ts";
+import { agentSurfaceEnabled, fileToolNames, type FileToolName } from "./surface-plan.ts";
 import type { McpTool } from "./tool.ts";
 import { createDirectoryTool } from "./tools/fs/create-directory.ts";
 import { createTextFileTool } from "./tools/fs/create-text-file.ts";
@@ -24,47 +22,34 @@ import type { FsToolDeps } from "./tools/fs/service.ts";
 import { statFileTool } from "./tools/fs/stat-file.ts";
 import { uploadBinaryFileTool } from "./tools/fs/upload-binary-file.ts";
 
-export function hasWritableWorkdir(registry: Registry): boolean {
-  return registry.workdirs.some((w) => !w.read_only);
-}
+export { agentSurfaceEnabled, hasBinaryWorkdir, hasWritableBinaryWorkdir, hasWritableWorkdir } from "./surface-plan.ts";
 
-export function hasBinaryWorkdir(registry: Registry): boolean {
-  return registry.workdirs.some((w) => w.binary_transfer_enabled);
-}
-
-export function hasWritableBinaryWorkdir(registry: Registry): boolean {
-  return registry.workdirs.some((w) => !w.read_only && w.binary_transfer_enabled);
-}
-
-/** Agent tools are offered only when the Bridge is enabled and some workdir allows a runtime. */
-export function agentSurfaceEnabled(registry: Registry): boolean {
-  return registry.agent.enabled && registry.workdirs.some((w) => w.agent_mode !== "disabled" && w.agent_runtimes.length > 0);
-}
+const FILE_TOOLS: Record<FileToolName, (deps: FsToolDeps) => McpTool> = {
+  list_workdirs: listWorkdirsTool,
+  list_directory: listDirectoryTool,
+  directory_tree: directoryTreeTool,
+  find_files: findFilesTool,
+  search_text: searchTextTool,
+  read_text_file: readTextFileTool,
+  stat_file: statFileTool,
+  read_multiple_files: readMultipleFilesTool,
+  read_media_file: readMediaFileTool,
+  create_text_file: createTextFileTool,
+  edit_text_file: editTextFileTool,
+  delete_file: deleteFileTool,
+  create_directory: createDirectoryTool,
+  delete_directory: deleteDirectoryTool,
+  move_file: moveFileTool,
+  download_binary_file: downloadBinaryFileTool,
+  upload_binary_file: uploadBinaryFileTool,
+};
 
 export function buildToolSurface(registry: Registry, deps: FsToolDeps, agentTools: readonly McpTool[] = []): McpTool[] {
-  const tools: McpTool[] = [
-    listWorkdirsTool(deps),
-    listDirectoryTool(deps),
-    directoryTreeTool(deps),
-    findFilesTool(deps),
-    searchTextTool(deps),
-    readTextFileTool(deps),
-    statFileTool(deps),
-    readMultipleFilesTool(deps),
-    readMediaFileTool(deps),
-  ];
-  if (hasWritableWorkdir(registry)) {
-    tools.push(
-      createTextFileTool(deps),
-      editTextFileTool(deps),
-      deleteFileTool(deps),
-      createDirectoryTool(deps),
-      deleteDirectoryTool(deps),
-      moveFileTool(deps),
-    );
-  }
-  if (hasBinaryWorkdir(registry)) tools.push(downloadBinaryFileTool(deps));
-  if (hasWritableBinaryWorkdir(registry)) tools.push(uploadBinaryFileTool(deps));
+  const tools = fileToolNames(registry).map((name) => {
+    const tool = FILE_TOOLS[name](deps);
+    if (tool.name !== name) throw new Error(`tool ${tool.name} is registered as ${name}`);
+    return tool;
+  });
   // Registration point for the Agent Bridge tools (src/mcp/tools/agent/): serve builds them and
   // passes them in; they are listed only when the policy allows.
   if (agentSurfaceEnabled(registry)) tools.push(...agentTools);

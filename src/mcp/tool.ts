@@ -90,20 +90,14 @@ export interface ToolRuntime {
   workdirs: ReadonlySet<string>;
 }
 
-/** A tool's published JSON Schemas, exactly as `listing()` converts them. */
-export interface ToolSchemas {
-  inputSchema: Tool["inputSchema"];
-  outputSchema: Tool["outputSchema"];
-}
-
 export interface McpTool {
   readonly name: string;
   readonly hints: ToolHints;
   /**
-   * The tools/list entry, built once, on first use. `schemas` are this tool's schemas converted at
-   * build time (src/mcp/tools/fs/schemas.ts); without them the zod schemas are converted now.
+   * The tools/list entry, converted from the zod schemas once, on first use (serve lists the file
+   * tools' build-time entries instead when its limits are the defaults: src/mcp/tools/fs/schemas.ts).
    */
-  listing(schemas?: ToolSchemas): Tool;
+  listing(): Tool;
   call(rawArgs: unknown, ctx: ToolContext, runtime: ToolRuntime): Promise<CallToolResult | InputRequiredResult>;
 }
 
@@ -174,16 +168,16 @@ function outputJsonSchema(output: z.ZodType): Tool["outputSchema"] {
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
   let cachedListing: Tool | undefined;
 
-  const listing = (schemas?: ToolSchemas): Tool => {
+  const listing = (): Tool => {
     cachedListing ??= {
       name: spec.name,
       title: spec.title,
       description: spec.description,
-      inputSchema: schemas?.inputSchema ?? (jsonSchemaOf(spec.input, "input") as Tool["inputSchema"]),
+      inputSchema: jsonSchemaOf(spec.input, "input") as Tool["inputSchema"],
       // An error result also carries structuredContent ({code, message}); the SDK client
       // validates structuredContent whenever it is present, so the published schema admits
       // exactly the success object or the error object.
-      outputSchema: schemas?.outputSchema ?? outputJsonSchema(spec.output),
+      outputSchema: outputJsonSchema(spec.output),
       annotations: { title: spec.title, ...spec.hints, openWorldHint: false },
     };
     return cachedListing;

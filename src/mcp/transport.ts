@@ -13,6 +13,7 @@ import { once } from "node:events";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { EraLock } from "./era.ts";
 import { type FrameShape, FrameScanner } from "./frame-scan.ts";
+import type { FrameSource } from "./stdin-relay.ts";
 import { framePieces } from "./stdio-buffers.ts";
 import { type Inbound, type RequestSchemas, type WireError, checkFrame } from "./wire.ts";
 
@@ -53,6 +54,13 @@ export interface GatedTransportOptions {
   onFirstAnswer?: () => void;
   /** Told after each answer has been written (or its write failed), with the request's id. */
   onAnswerWritten?: (id: string | number) => void;
+  /**
+   * Answers already written, by request id, for requests this transport will read (the opening,
+   * src/mcp/opening.ts, answered them before the server was loaded): the server's own answer to
+   * each is not written again, and if it is not the same text `onAnsweredMismatch` is told.
+   */
+  answered?: ReadonlyMap<string | number, string>;
+  onAnsweredMismatch?: () => void;
 }
 
 export class GatedStdioTransport implements Transport {
@@ -79,12 +87,16 @@ export class GatedStdioTransport implements Transport {
   /** Ids of requests handed to the SDK and not yet answered. */
   private readonly unanswered = new Set<string | number>();
   private answeredWaiters: Array<() => void> = [];
+  /** What is left of `options.answered`: each entry is used once. */
+  private readonly alreadyAnswered: Map<string | number, string>;
 
   constructor(
-    private readonly stdin: NodeJS.ReadableStream,
+    private readonly stdin: FrameSource,
     private readonly stdout: NodeJS.WritableStream,
     private readonly options: GatedTransportOptions,
-  ) {}
+  ) {
+    this.alreadyAnswered = new Map(options.answered ?? []);
+  }
 
   async start(): Promise<void> {
     if (this.started) throw new Error("transport already started");
@@ -182,7 +194,8 @@ export class GatedStdioTransport implements Transport {
   private settle(verdict: Inbound): void {
     if (verdict.kind === "pass") {
       const message = verdict.message;
-      if ("method" in message && "id" in message) this.unanswered.add(message.id);
+      // A request the opening already answered is not waiting for anything (shutdown neither waits for it nor answers it).
+      if ("method" in message && "id" in message && !this.alreadyAnswered.has(message.id)) this.unanswered.add(message.id);
       this.onmessage?.(message);
       return;
     }
@@ -240,28 +253,41 @@ export class GatedStdioTransport implements Transport {
    * stdout. A failed write (EPIPE: the client is gone) rejects that answer; later ones still queue.
    */
   send(message: JSONRPCMessage): Promise<void> {
-    if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.markAnswered(message.id);
-    const pieces = framePieces(message);
     const answered = ("result" in message || "error" in message) && "id" in message ? message.id : undefined;
-    const sent = this.tail.then(async () => {
-      let written = 0;
-      try {
-        for (const piece of pieces) {
-          written += piece.length;
-          if (!this.stdout.write(piece)) await once(this.stdout, "drain");
-        }
-      } finally {
-        if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
-        if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
-      }
-    });
-    this.tail = sent.catch(() => {});
-    if (!this.answered && "id" in message && ("result" in message || "error" in message)) {
+    if (answered !== undefined && answered !== null) this.markAnswered(answered);
+    const pieces = framePieces(message);
+    const sent =
+      answered !== undefined && answered !== null && this.alreadyAnswered.has(answered)
+        ? this.dropAnswered(answered, pieces)
+        : (this.tail = this.tail.then(async () => {
+            let written = 0;
+            try {
+              for (const piece of pieces) {
+                written += piece.length;
+                if (!this.stdout.write(piece)) await once(this.stdout, "drain");
+              }
+            } finally {
+              if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
+              if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
+            }
+          }));
+    // The chain goes on after a failed write: later answers still queue.
+    this.tail = this.tail.catch(() => {});
+    if (!this.answered && answered !== undefined) {
       this.answered = true;
       const first = this.options.onFirstAnswer;
       if (first !== undefined) void sent.then(first, first);
     }
     return sent;
+  }
+
+  /** The server's answer to a request the opening answered: compared, never written. */
+  private dropAnswered(id: string | number, pieces: Iterable<string>): Promise<void> {
+    const written = this.alreadyAnswered.get(id);
+    this.alreadyAnswered.delete(id);
+    if ([...pieces].join("") !== written) this.options.onAnsweredMismatch?.();
+    this.options.onAnswerWritten?.(id);
+    return Promise.resolve();
   }
 
   private markAnswered(id: string | number): void {

@@ -1,8 +1,11 @@
 // ACP profiles and workdir agent policy (docs/acp-profiles.md, docs/configuration.md), in both
 // source formats.
 import { afterAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { canonicalJson } from "../../src/common/canonical-json.ts";
+import { acpFingerprint } from "../../src/config/fingerprint.ts";
 import { cleanupTempDirs, env, executable, expectProblem, load, tempDir, toml, wd } from "./helpers.ts";
 
 afterAll(cleanupTempDirs);
@@ -49,6 +52,13 @@ describe("ACP profiles: valid", () => {
     expect(await fp({ args: ["b"] })).not.toBe(base);
     expect(await fp({ args: ["a"], use_proxy: true })).not.toBe(base);
     expect(await fp({ args: ["a", ""] })).not.toBe(base);
+  });
+
+  test("the fingerprint is the SHA-256 of the launch fields' canonical JSON, so snapshots stored by earlier builds keep their keys", () => {
+    const fields = { id: "x", command: "/usr/bin/agent", args: ["acp", "ü"], use_proxy: false };
+    const expected = createHash("sha256").update(canonicalJson(fields), "utf8").digest("hex");
+    expect(acpFingerprint(fields)).toBe(`sha256:${expected}`);
+    expect(acpFingerprint({ ...fields, tmpdir_env: ["T"] })).toBe(`sha256:${createHash("sha256").update(canonicalJson({ ...fields, tmpdir_env: ["T"] }), "utf8").digest("hex")}`);
   });
 
   test("tmpdir_env is kept and is a launch field; without it the fingerprint is unchanged", async () => {
