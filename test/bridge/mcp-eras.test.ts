@@ -104,8 +104,10 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect(resolved?.payload).toEqual({ decision: "approve_once", decided_by: "assistant", advice: { followed: null, option_id: null, rule: "builtin:no-match" } });
     expect(code(await call("read_agent_task_result", { task_id: id }))).toBe("AGENT_RESULT_NOT_RETRIEVABLE");
     expect([...called].sort()).toEqual([...READ_TOOLS].sort());
-    // Each call wrote its audit line, in this era too; a caller's path never appears in it.
-    await Bun.sleep(200);
+    // Each call wrote its audit line, in this era too; a caller's path never appears in it. A line
+    // may reach stderr after its answer reached the client: wait for them (the test's timeout
+    // bounds it) rather than for a fixed time.
+    while (!READ_TOOLS.every((name) => s.stderr().includes(`"tool":"${name}"`))) await Bun.sleep(25);
     for (const name of READ_TOOLS) expect(s.stderr()).toContain(`"tool":"${name}"`);
     expect(s.stderr()).not.toContain("missing.md");
   }, 60_000);
