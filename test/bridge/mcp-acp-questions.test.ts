@@ -4,7 +4,7 @@
 // an invalid answer is refused and the question stays pending; decline reaches the agent), the
 // assistant through answer_agent_question where `[agent] approvals = "tools"`, and the operator
 // through `serverfs tasks answer` (also --decline) under `"terminal"`.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { cleanup, startHarness, type Harness } from "./helpers.ts";
@@ -69,62 +69,68 @@ async function untilHumanAnswer(s: Session, id: string): Promise<Record<string, 
 }
 
 describe.each([["v1"], ["pin"]] as const)("MCP form elicitation, client %s", (mode) => {
-  test("the agent's form is shown as its form; an invalid answer is refused and it stays pending; the human's answer reaches the agent", async () => {
-    const answers: ElicitAnswer[] = [{ action: "accept", content: { f0: "v2", f1: 12, f2: "stable" } }];
-    const s = await open(mode, config(`auto-${mode}.toml`, "auto"), { answers });
-    try {
-      const id = await submit(s, "ask profile");
-      // count = 12 is above the agent's maximum of 9: the human's answer is refused with its code.
-      let r = await s.call("get_agent_task", { task_id: id, wait_seconds: 20 });
-      while (!r.isError) r = await s.call("get_agent_task", { task_id: id, wait_seconds: 20 });
-      expect(code(r)).toBe("INVALID_QUESTION_ANSWER");
-      expect(r.content[0]!.text).toContain("'count' must be at most 9");
-      const form = s.forms[0]!;
-      expect(form.message).toBe(`The coding agent of task ${id} asks: Please fill in the profile form`);
-      expect(form.requestedSchema).toEqual({
-        type: "object",
-        properties: {
-          f0: { type: "string", title: "Release name", minLength: 2, maxLength: 20 },
-          f1: { type: "integer", title: "How many", minimum: 1, maximum: 9 },
-          f2: { type: "string", title: "Channel", oneOf: [{ const: "stable", title: "Stable" }, { const: "beta", title: "Beta" }] },
-          f3: { type: "array", title: "Targets", items: { type: "string", enum: ["linux", "mac", "windows"] }, minItems: 1 },
-          f4: { type: "boolean", title: "Notify", default: false },
-          f5: { type: "string", title: "Contact", format: "email" },
-        },
-        required: ["f0", "f1", "f2"],
-      });
-      // The same question is still pending (asked of the Bridge directly: get_agent_task would show the form again).
-      const still = await h.call("task.get", { task_id: id });
-      expect(still.status).toBe("waiting_for_question");
-      expect(s.forms.length).toBe(1);
+  // One serve per client for both tests: each test queues its own answers and reads only the
+  // forms shown since it started.
+  const answers: ElicitAnswer[] = [];
+  let s: Session;
+  beforeAll(async () => {
+    s = await open(mode, config(`auto-${mode}.toml`, "auto"), { answers, reuseVerdict: true });
+  });
+  afterAll(() => s.close());
+  // A test that failed part-way leaves no answer behind for the next.
+  beforeEach(() => {
+    answers.length = 0;
+  });
 
-      answers.push({ action: "accept", content: { f0: "v2", f1: 4, f2: "stable", f3: ["mac"], f4: true } });
-      const v = await untilHumanAnswer(s, id);
-      expect(v.human_answer).toMatchObject({ kind: "question", outcome: "answered", decided_by: "human" });
-      expect(await finalOf(s, id)).toEqual({ action: "accept", content: { name: "v2", count: 4, channel: "stable", targets: ["mac"], notify: true } });
-      expect(await answered(s, id)).toEqual([{ question_count: 5, action: "accept", decided_by: "human", advice: QUESTION_ADVICE }]);
-    } finally {
-      await s.close();
-    }
+  test("the agent's form is shown as its form; an invalid answer is refused and it stays pending; the human's answer reaches the agent", async () => {
+    const firstForm = s.forms.length;
+    answers.push({ action: "accept", content: { f0: "v2", f1: 12, f2: "stable" } });
+    const id = await submit(s, "ask profile");
+    // count = 12 is above the agent's maximum of 9: the human's answer is refused with its code.
+    let r = await s.call("get_agent_task", { task_id: id, wait_seconds: 20 });
+    while (!r.isError) r = await s.call("get_agent_task", { task_id: id, wait_seconds: 20 });
+    expect(code(r)).toBe("INVALID_QUESTION_ANSWER");
+    expect(r.content[0]!.text).toContain("'count' must be at most 9");
+    const form = s.forms[firstForm]!;
+    expect(form.message).toBe(`The coding agent of task ${id} asks: Please fill in the profile form`);
+    expect(form.requestedSchema).toEqual({
+      type: "object",
+      properties: {
+        f0: { type: "string", title: "Release name", minLength: 2, maxLength: 20 },
+        f1: { type: "integer", title: "How many", minimum: 1, maximum: 9 },
+        f2: { type: "string", title: "Channel", oneOf: [{ const: "stable", title: "Stable" }, { const: "beta", title: "Beta" }] },
+        f3: { type: "array", title: "Targets", items: { type: "string", enum: ["linux", "mac", "windows"] }, minItems: 1 },
+        f4: { type: "boolean", title: "Notify", default: false },
+        f5: { type: "string", title: "Contact", format: "email" },
+      },
+      required: ["f0", "f1", "f2"],
+    });
+    // The same question is still pending (asked of the Bridge directly: get_agent_task would show the form again).
+    const still = await h.call("task.get", { task_id: id });
+    expect(still.status).toBe("waiting_for_question");
+    expect(s.forms.length).toBe(firstForm + 1);
+
+    answers.push({ action: "accept", content: { f0: "v2", f1: 4, f2: "stable", f3: ["mac"], f4: true } });
+    const v = await untilHumanAnswer(s, id);
+    expect(v.human_answer).toMatchObject({ kind: "question", outcome: "answered", decided_by: "human" });
+    expect(await finalOf(s, id)).toEqual({ action: "accept", content: { name: "v2", count: 4, channel: "stable", targets: ["mac"], notify: true } });
+    expect(await answered(s, id)).toEqual([{ question_count: 5, action: "accept", decided_by: "human", advice: QUESTION_ADVICE }]);
+    expect(answers).toEqual([]);
   }, 90_000);
 
   test("declining the form reaches the agent as ACP decline", async () => {
-    const answers: ElicitAnswer[] = [{ action: "decline" }];
-    const s = await open(mode, config(`auto-decline-${mode}.toml`, "auto"), { answers });
-    try {
-      const id = await submit(s, "ask confirm");
-      const v = await untilHumanAnswer(s, id);
-      expect(v.human_answer).toMatchObject({ kind: "question", outcome: "declined" });
-      expect(await finalOf(s, id)).toEqual({ action: "decline" });
-      expect(await answered(s, id)).toEqual([{ question_count: 0, action: "decline", decided_by: "human", advice: QUESTION_ADVICE }]);
-    } finally {
-      await s.close();
-    }
+    answers.push({ action: "decline" });
+    const id = await submit(s, "ask confirm");
+    const v = await untilHumanAnswer(s, id);
+    expect(v.human_answer).toMatchObject({ kind: "question", outcome: "declined" });
+    expect(await finalOf(s, id)).toEqual({ action: "decline" });
+    expect(await answered(s, id)).toEqual([{ question_count: 0, action: "decline", decided_by: "human", advice: QUESTION_ADVICE }]);
+    expect(answers).toEqual([]);
   }, 60_000);
 });
 
 test('the assistant answers with answer_agent_question where approvals = "tools"; a misfit is refused', async () => {
-  const s = await open("pin", config("tools.toml", "tools"));
+  const s = await open("pin", config("tools.toml", "tools"), { reuseVerdict: true });
   try {
     const id = await submit(s, "ask profile");
     const v = await waitFor(s, id, ["waiting_for_question"]);
@@ -157,7 +163,7 @@ test('the assistant answers with answer_agent_question where approvals = "tools"
 
 test('the operator answers with serverfs tasks answer (and --decline) where approvals = "terminal"', async () => {
   const file = config("terminal.toml", "terminal");
-  const s = await open("pin", file);
+  const s = await open("pin", file, { reuseVerdict: true });
   const cli = async (...args: string[]) => {
     const p = Bun.spawn([process.execPath, CLI, "tasks", ...args, "--config", file], { stdout: "pipe", stderr: "pipe" });
     return { code: await p.exited, stdout: await new Response(p.stdout).text(), stderr: await new Response(p.stderr).text() };

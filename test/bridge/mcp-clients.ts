@@ -1,7 +1,7 @@
 // Real MCP clients for `serverfs serve` over stdio, one interface for all of them: the SDK v1
 // client (2025 era) and the SDK v2 client negotiating `legacy`, `auto` or a pin to 2026-07-28.
 // SERVERFS_TEST_SERVE_BIN=dist/serverfs-linux-x64 runs the same suites against the compiled binary.
-import { Client as ClientV2, type CallToolResult as ResultV2 } from "@modelcontextprotocol/client";
+import { Client as ClientV2, type CallToolResult as ResultV2, type DiscoverResult } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -47,7 +47,18 @@ export interface Session {
 export interface OpenOptions {
   /** When set, the client declares form elicitation and answers each form with the next answer. */
   answers?: ElicitAnswer[];
+  /**
+   * `pin` only: start from the modern verdict an earlier `pin` session of this test file probed
+   * (the SDK's `connect({ prior })`, as a host that caches verdicts does) instead of probing
+   * again. Each probe is a whole extra serve process (the SDK's disposable stdio sibling), and
+   * serve's discover result is the same under every configuration (fixed capabilities and
+   * instructions). The suites about the negotiation itself (mcp-eras) always probe.
+   */
+  reuseVerdict?: boolean;
 }
+
+/** The discover result of this file's first probed `pin` session (see OpenOptions.reuseVerdict). */
+let pinVerdict: DiscoverResult | undefined;
 
 function collect(stream: Readable | null): () => string {
   const chunks: string[] = [];
@@ -90,7 +101,9 @@ export async function open(mode: Mode, config: string, opts: OpenOptions = {}): 
   const stderr = collect(transport.stderr as Readable | null);
   const client = new ClientV2({ name: `serverfs-test-${mode}`, version: "0" }, { capabilities, versionNegotiation });
   if (opts.answers) client.setRequestHandler("elicitation/create", (req) => answer(req.params as never) as never);
-  await client.connect(transport);
+  if (mode === "pin" && opts.reuseVerdict && pinVerdict) await client.connect(transport, { prior: { kind: "modern", discover: pinVerdict } });
+  else await client.connect(transport);
+  if (mode === "pin") pinVerdict ??= client.getDiscoverResult();
   return {
     mode,
     era: String(client.getProtocolEra()),

@@ -4,7 +4,7 @@
 // declines (the request stays pending) and forges an option (refused). The task history records
 // who decided. Under `approvals = "terminal"` the assistant's tools are refused and only
 // `serverfs tasks approve` answers.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { cleanup, startHarness, type Harness } from "./helpers.ts";
@@ -45,82 +45,82 @@ async function submit(s: Session, prompt: string): Promise<string> {
 }
 
 describe.each([["v1"], ["legacy"], ["pin"]] as const)("elicitation, client %s", (mode) => {
-  let config: string;
-  beforeAll(() => {
-    config = writeConfig(`elicit-${mode}.toml`, "auto");
+  // One serve per client for both tests: each test queues its own answers and reads only the
+  // forms shown since it started.
+  const answers: ElicitAnswer[] = [];
+  let s: Session;
+  beforeAll(async () => {
+    s = await open(mode, writeConfig(`elicit-${mode}.toml`, "auto"), { answers, reuseVerdict: true });
+  });
+  afterAll(() => s.close());
+  // A test that failed part-way leaves no answer behind for the next.
+  beforeEach(() => {
+    answers.length = 0;
   });
 
   test("approve, reject, decline (stays pending) and a forged option (refused); the history says the human decided", async () => {
-    const answers: ElicitAnswer[] = [];
-    const s = await open(mode, config, { answers });
-    try {
-      const runtimes = ok(await s.call("list_agent_runtimes"));
-      expect(runtimes.approvals).toMatchObject({ setting: "auto", in_force: "elicitation" });
+    const logFrom = s.stderr().length;
+    const runtimes = ok(await s.call("list_agent_runtimes"));
+    expect(runtimes.approvals).toMatchObject({ setting: "auto", in_force: "elicitation" });
 
-      // Approve.
-      const a = await submit(s, "approval:make build");
-      answers.push({ action: "accept", content: { decision: "approve_once" } });
-      let v = ok(await s.call("get_agent_task", { task_id: a, wait_seconds: 20 }));
-      while (!v.human_answer) v = ok(await s.call("get_agent_task", { task_id: a, wait_seconds: 20 }));
-      expect(v.human_answer).toMatchObject({ kind: "approval", outcome: "answered", decided_by: "human" });
-      const form = s.forms.at(-1)!;
-      expect(form.message).toContain("make build");
-      const offered = (form.requestedSchema.properties as Record<string, { oneOf: Array<{ const: string }> }>).decision!.oneOf.map((o) => o.const);
-      expect(offered).toEqual(["approve_once", "approve_session", "deny", "cancel_task"]);
-      v = await waitFor(s, a, ["succeeded", "failed"]);
-      expect(v.final_response).toBe("approval=approve_once");
-      expect(await events(s, a, "approval.resolved")).toEqual([{ decision: "approve_once", decided_by: "human", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
-      // The asking round writes its own audit line, marked, like every other call.
-      expect(s.stderr()).toMatch(/"tool":"get_agent_task",[^\n]*"success":true,"input_required":true/);
+    // Approve.
+    const a = await submit(s, "approval:make build");
+    answers.push({ action: "accept", content: { decision: "approve_once" } });
+    let v = ok(await s.call("get_agent_task", { task_id: a, wait_seconds: 20 }));
+    while (!v.human_answer) v = ok(await s.call("get_agent_task", { task_id: a, wait_seconds: 20 }));
+    expect(v.human_answer).toMatchObject({ kind: "approval", outcome: "answered", decided_by: "human" });
+    const form = s.forms.at(-1)!;
+    expect(form.message).toContain("make build");
+    const offered = (form.requestedSchema.properties as Record<string, { oneOf: Array<{ const: string }> }>).decision!.oneOf.map((o) => o.const);
+    expect(offered).toEqual(["approve_once", "approve_session", "deny", "cancel_task"]);
+    v = await waitFor(s, a, ["succeeded", "failed"]);
+    expect(v.final_response).toBe("approval=approve_once");
+    expect(await events(s, a, "approval.resolved")).toEqual([{ decision: "approve_once", decided_by: "human", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
+    // The asking round writes its own audit line, marked, like every other call.
+    expect(s.stderr().slice(logFrom)).toMatch(/"tool":"get_agent_task",[^\n]*"success":true,"input_required":true/);
 
-      // The assistant may not answer what the human is asked.
-      const b = await submit(s, "approval:rm -rf build");
-      answers.push({ action: "decline" });
-      v = ok(await s.call("get_agent_task", { task_id: b, wait_seconds: 20 }));
-      while (!v.human_answer) v = ok(await s.call("get_agent_task", { task_id: b, wait_seconds: 20 }));
-      // Decline: nothing decided, the same request still pending.
-      expect(v.human_answer).toMatchObject({ outcome: "declined", decided_by: "human" });
-      expect(v.status).toBe("waiting_for_approval");
-      const rid = (v.pending_request as { request_id: string }).request_id;
-      expect((v.human_answer as { request_id: string }).request_id).toBe(rid);
-      expect(code(await s.call("respond_agent_approval", { task_id: b, request_id: rid, decision: "approve_once" }))).toBe("APPROVAL_PATH_NOT_ALLOWED");
+    // The assistant may not answer what the human is asked.
+    const b = await submit(s, "approval:rm -rf build");
+    answers.push({ action: "decline" });
+    v = ok(await s.call("get_agent_task", { task_id: b, wait_seconds: 20 }));
+    while (!v.human_answer) v = ok(await s.call("get_agent_task", { task_id: b, wait_seconds: 20 }));
+    // Decline: nothing decided, the same request still pending.
+    expect(v.human_answer).toMatchObject({ outcome: "declined", decided_by: "human" });
+    expect(v.status).toBe("waiting_for_approval");
+    const rid = (v.pending_request as { request_id: string }).request_id;
+    expect((v.human_answer as { request_id: string }).request_id).toBe(rid);
+    expect(code(await s.call("respond_agent_approval", { task_id: b, request_id: rid, decision: "approve_once" }))).toBe("APPROVAL_PATH_NOT_ALLOWED");
 
-      // Dismissed (cancel): still pending.
-      answers.push({ action: "cancel" });
-      v = ok(await s.call("get_agent_task", { task_id: b }));
-      expect([v.status, (v.human_answer as { outcome: string }).outcome]).toEqual(["waiting_for_approval", "cancelled"]);
+    // Dismissed (cancel): still pending.
+    answers.push({ action: "cancel" });
+    v = ok(await s.call("get_agent_task", { task_id: b }));
+    expect([v.status, (v.human_answer as { outcome: string }).outcome]).toEqual(["waiting_for_approval", "cancelled"]);
 
-      // Forged option: refused with its code, the request stays pending.
-      answers.push({ action: "accept", content: { decision: "approve_forever" } });
-      expect(code(await s.call("get_agent_task", { task_id: b }))).toBe("INVALID_APPROVAL_DECISION");
-      answers.push({ action: "accept", content: { decision: "deny" } });
-      v = ok(await s.call("get_agent_task", { task_id: b }));
-      expect((v.human_answer as { request_id: string; outcome: string }).outcome).toBe("answered");
-      v = await waitFor(s, b, ["succeeded", "failed"]);
-      expect(v.final_response).toBe("approval=deny");
-      expect(await events(s, b, "approval.resolved")).toEqual([{ decision: "deny", decided_by: "human", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
-      expect(answers).toEqual([]);
-    } finally {
-      await s.close();
-    }
+    // Forged option: refused with its code, the request stays pending.
+    answers.push({ action: "accept", content: { decision: "approve_forever" } });
+    expect(code(await s.call("get_agent_task", { task_id: b }))).toBe("INVALID_APPROVAL_DECISION");
+    answers.push({ action: "accept", content: { decision: "deny" } });
+    v = ok(await s.call("get_agent_task", { task_id: b }));
+    expect((v.human_answer as { request_id: string; outcome: string }).outcome).toBe("answered");
+    v = await waitFor(s, b, ["succeeded", "failed"]);
+    expect(v.final_response).toBe("approval=deny");
+    expect(await events(s, b, "approval.resolved")).toEqual([{ decision: "deny", decided_by: "human", advice: { option_id: null, rule: "builtin:no-match", followed: null } }]);
+    expect(answers).toEqual([]);
   }, 90_000);
 
   test("a question is a form with its options; the answer is the human's", async () => {
-    const answers: ElicitAnswer[] = [{ action: "accept", content: { q0: "a" } }];
-    const s = await open(mode, config, { answers });
-    try {
-      const q = await submit(s, "question:which one?");
-      let v = ok(await s.call("get_agent_task", { task_id: q, wait_seconds: 20 }));
-      while (!v.human_answer) v = ok(await s.call("get_agent_task", { task_id: q, wait_seconds: 20 }));
-      expect(v.human_answer).toMatchObject({ kind: "question", outcome: "answered" });
-      const props = s.forms[0]!.requestedSchema.properties as Record<string, { title: string; oneOf?: Array<{ const: string }> }>;
-      expect(props.q0!.title).toBe("which one?");
-      v = await waitFor(s, q, ["succeeded", "failed"]);
-      expect(JSON.parse(v.final_response as string)).toEqual({ answers: [{ question_id: "q1", selected_option_ids: ["a"] }] });
-      expect(await events(s, q, "question.answered")).toEqual([{ question_count: 1, decided_by: "human", advice: { option_id: null, rule: "builtin:question", followed: null } }]);
-    } finally {
-      await s.close();
-    }
+    const firstForm = s.forms.length;
+    answers.push({ action: "accept", content: { q0: "a" } });
+    const q = await submit(s, "question:which one?");
+    let v = ok(await s.call("get_agent_task", { task_id: q, wait_seconds: 20 }));
+    while (!v.human_answer) v = ok(await s.call("get_agent_task", { task_id: q, wait_seconds: 20 }));
+    expect(v.human_answer).toMatchObject({ kind: "question", outcome: "answered" });
+    const props = s.forms[firstForm]!.requestedSchema.properties as Record<string, { title: string; oneOf?: Array<{ const: string }> }>;
+    expect(props.q0!.title).toBe("which one?");
+    v = await waitFor(s, q, ["succeeded", "failed"]);
+    expect(JSON.parse(v.final_response as string)).toEqual({ answers: [{ question_id: "q1", selected_option_ids: ["a"] }] });
+    expect(await events(s, q, "question.answered")).toEqual([{ question_count: 1, decided_by: "human", advice: { option_id: null, rule: "builtin:question", followed: null } }]);
+    expect(answers).toEqual([]);
   }, 60_000);
 });
 
@@ -128,7 +128,7 @@ describe('approvals = "terminal"', () => {
   test("respond_agent_approval is refused with a coded error; serverfs tasks approve answers", async () => {
     const config = writeConfig("terminal.toml", "terminal");
     // The client supports forms, and still is never asked: only the terminal answers.
-    const s = await open("pin", config, { answers: [] });
+    const s = await open("pin", config, { answers: [], reuseVerdict: true });
     try {
       expect(ok(await s.call("list_agent_runtimes")).approvals).toMatchObject({ setting: "terminal", in_force: "terminal" });
       const id = await submit(s, "approval:deploy");
@@ -164,7 +164,7 @@ describe("the other settings", () => {
     } finally {
       await noForms.close();
     }
-    const tools = await open("pin", writeConfig("tools.toml", "tools"), { answers: [] });
+    const tools = await open("pin", writeConfig("tools.toml", "tools"), { answers: [], reuseVerdict: true });
     try {
       expect(ok(await tools.call("list_agent_runtimes")).approvals).toMatchObject({ setting: "tools", in_force: "tools" });
       const id = await submit(tools, "approval:y");

@@ -13,6 +13,7 @@ import { FILE_MUTATION_TOOLS, FILE_READ_TOOLS } from "../support/tool-names.ts";
 let h: Harness;
 let config: string;
 let baseline: Array<Record<string, unknown>>;
+let v1: Session;
 
 const READ_TOOLS = [
   ...FILE_READ_TOOLS,
@@ -34,9 +35,9 @@ beforeAll(async () => {
       `[[workdirs]]\nalias = "repo"\npath = "${h.workdirs.repo}"\nread_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n` +
       `[agent]\nenabled = true\nenable_fake_runtime = true\n`,
   );
-  const v1 = await open("v1", config);
+  // The v1 session that lists the baseline is the "client v1" suite's session below.
+  v1 = await open("v1", config);
   baseline = await v1.listTools();
-  await v1.close();
 });
 afterAll(async () => {
   await h.stop();
@@ -46,7 +47,7 @@ afterAll(async () => {
 describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
   let s: Session;
   beforeAll(async () => {
-    s = await open(mode, config);
+    s = mode === "v1" ? v1 : await open(mode, config);
   });
   afterAll(() => s.close());
 
@@ -103,8 +104,10 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
     expect(resolved?.payload).toEqual({ decision: "approve_once", decided_by: "assistant", advice: { followed: null, option_id: null, rule: "builtin:no-match" } });
     expect(code(await call("read_agent_task_result", { task_id: id }))).toBe("AGENT_RESULT_NOT_RETRIEVABLE");
     expect([...called].sort()).toEqual([...READ_TOOLS].sort());
-    // Each call wrote its audit line, in this era too; a caller's path never appears in it.
-    await Bun.sleep(200);
+    // Each call wrote its audit line, in this era too; a caller's path never appears in it. A line
+    // may reach stderr after its answer reached the client: wait for them (the test's timeout
+    // bounds it) rather than for a fixed time.
+    while (!READ_TOOLS.every((name) => s.stderr().includes(`"tool":"${name}"`))) await Bun.sleep(25);
     for (const name of READ_TOOLS) expect(s.stderr()).toContain(`"tool":"${name}"`);
     expect(s.stderr()).not.toContain("missing.md");
   }, 60_000);
@@ -117,15 +120,37 @@ describe.each(MODES.map((m) => [m]))("client %s", (mode) => {
   });
 });
 
-describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
+describe("waits", () => {
   // Every wait asks for the longest allowed, 50 s: one progress notification per 5 s slice that
   // sees no change, so a wait that sat out its 50 s sends 9 or more. What changes the task, or
   // cancels the wait, is the first progress notification (the wait was provably under way); a
   // wait that returns on the change sends fewer, and a cancelled one ends well before its 50 s.
-  test("a wait reports progress and returns when the task moves on; a cancelled wait stops early", async () => {
-    const s = await open(mode, config);
+  // The waits are mostly the server's 5 s slices, so the two clients run side by side: each in a
+  // workdir of its own (a task holds its workdir's writer lease), on a Bridge of their own (the
+  // workdirs of the file above are exactly one).
+  let hw: Harness;
+  let waitConfig: string;
+  beforeAll(async () => {
+    hw = await startHarness({ aliases: ["v1", "pin"], agent: { max_active_tasks: 8 } });
+    waitConfig = path.join(hw.root, "serverfs.toml");
+    fs.writeFileSync(
+      waitConfig,
+      `[server]\nstate_dir = "${hw.stateDir}"\n` +
+        ["v1", "pin"]
+          .map((a) => `[[workdirs]]\nalias = "${a}"\npath = "${hw.workdirs[a]}"\nread_only = false\nagent_mode = "workspace-write"\nagent_runtimes = ["fake"]\n`)
+          .join("") +
+        `[agent]\nenabled = true\nenable_fake_runtime = true\n`,
+    );
+  });
+  afterAll(async () => {
+    await hw.stop();
+    cleanup(hw.root);
+  });
+
+  test.concurrent.each([["v1"], ["pin"]] as const)("client %s: a wait reports progress and returns when the task moves on; a cancelled wait stops early", async (mode) => {
+    const s = await open(mode, waitConfig);
     try {
-      const id = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "approval:make wait" })).task_id as string;
+      const id = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: mode, prompt: "approval:make wait" })).task_id as string;
       const pending = await waitFor(s, id, ["waiting_for_approval"], 1);
       const rid = (pending.pending_request as { request_id: string }).request_id;
       const progress: number[] = [];
@@ -144,7 +169,7 @@ describe.each([["v1"], ["pin"]] as const)("waits, client %s", (mode) => {
       expect(["running", "succeeded"]).toContain(ok(r).status as string);
       expect((await waitFor(s, id, ["succeeded"], 1)).final_response).toBe("approval=approve_once");
 
-      const slow = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: "repo", prompt: "wait:" })).task_id as string;
+      const slow = ok(await s.call("submit_agent_task", { runtime: "fake", workdir: mode, prompt: "wait:" })).task_id as string;
       await waitFor(s, slow, ["running"], 1);
       const abort = new AbortController();
       const cancelled = s.call("get_agent_task", { task_id: slow, wait_seconds: 50 }, { signal: abort.signal, onprogress: () => abort.abort(), timeout: 60_000 });

@@ -1,6 +1,6 @@
 // Results, events and redaction: inline vs spool with exact bytes and SHA-256, UTF-8-safe chunks,
 // the 8 MiB cap, event envelopes and truncation, manifest, host-path redaction, retention GC.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -162,7 +162,11 @@ describe("redaction and manifest", () => {
 
 describe("retention", () => {
   test("GC deletes row, events, requests and spool file; guard-referenced tasks survive", async () => {
-    const t1 = await startHarness({ agent: { retention_seconds: 1 } });
+    // Both tasks are aged past retention by moving the clock (the harness's Bridge runs in this
+    // process, so its Date is this test's), not by sleeping past a 1 s retention: on a loaded
+    // machine the GC that follows each run, or the one at a submit, could then delete a task
+    // before the guard below names it, or before the gc() this test counts.
+    const t1 = await startHarness({ agent: { retention_seconds: 60 } });
     try {
       const spooled = await t1.submit("repeat:70000:abcd");
       await t1.waitTerminal(spooled);
@@ -172,7 +176,7 @@ describe("retention", () => {
       const { leaseFiles } = await import("../../src/bridge/deployment.ts");
       const guard = leaseFiles(t1.registry, "repo").guardFile;
       fs.writeFileSync(guard, JSON.stringify({ schema_version: 1, task_id: kept, key: "alias:repo" }), { mode: 0o600 });
-      await Bun.sleep(1200);
+      setSystemTime(new Date(Date.now() + 120_000));
       const db = t1.bridge.service.store.db;
       expect(t1.bridge.service.gc()).toBe(1);
       expect(await t1.fail("task.get", { task_id: spooled })).toBe("AGENT_TASK_NOT_FOUND");
@@ -185,6 +189,7 @@ describe("retention", () => {
       const again = await t1.submit("complete:kept", { idempotency_key: "gc-key" });
       expect(again).not.toBe(kept);
     } finally {
+      setSystemTime();
       await t1.stop();
       cleanup(t1.root);
     }
