@@ -22,8 +22,10 @@
 //   its exit. done: it holds the answer and the agent has exited.
 //
 // Interleaved: every iteration runs each path once, in an order that rotates, so load drift hits
-// all alike. Prints p50/p90 of each, the p50 differences, the Bridge's and serve's peak RSS
-// (VmHWM), the machine and the load average before and after.
+// all alike. Prints p50/p90 of each, the p50 differences (the target's figure) and the median of
+// the per-iteration differences, the CPU time the Bridge and serve spent per task (all threads,
+// every thread, from /proc/<pid>/stat: what load inflates far less than latency), the Bridge's and serve's peak RSS (VmHWM), the
+// machine and the load average before and after.
 // --busy (or BUSY=1): one CPU-bound busy loop per core runs beside the whole measurement.
 // BEFORE=path: another compiled serverfs (e.g. main's) measured the same way, interleaved too.
 // Targets: added at p50 ≤ +5 ms over the baseline, quiet and --busy; Bridge VmHWM ≤ 80 MB.
@@ -38,7 +40,7 @@ import { BridgeClient } from "../../src/bridge/ipc/client.ts";
 import { deploymentPaths } from "../../src/config/paths.ts";
 import { untilBridgeAnswers } from "../lib/bridge-ready.ts";
 import { fmtMs, machineLine, percentile } from "../lib/machine.ts";
-import { openServe, vmHwmKiB, type ServeSession } from "../lib/serve-session.ts";
+import { openServe, processCpuMs, vmHwmKiB, type ServeSession } from "../lib/serve-session.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const FIXTURE = path.join(ROOT, "test/fixtures/acp/scripted-agent.ts");
@@ -191,13 +193,22 @@ async function main(): Promise<void> {
       paths.push({ name: `${d.label} RPC`, run: () => throughRpc(d) });
     }
     for (const p of paths) samples.set(p.name, []);
+    const cpuAtStart = new Map<Deployment, { bridge: number; serve: number }>();
     for (let i = 0; i < WARMUP + ITERATIONS; i++) {
+      if (i === WARMUP) for (const d of deployments) cpuAtStart.set(d, { bridge: processCpuMs(d.bridge.pid), serve: processCpuMs(d.serve.pid) });
       for (let k = 0; k < paths.length; k++) {
         const p = paths[(i + k) % paths.length]!;
         const ms = await p.run();
         if (i >= WARMUP) samples.get(p.name)!.push(ms);
       }
     }
+    const cpuPerTask = new Map(
+      deployments.map((d) => {
+        const at = cpuAtStart.get(d)!;
+        // The Bridge ran both paths' tasks; serve only the MCP path's.
+        return [d, { bridge: (processCpuMs(d.bridge.pid) - at.bridge) / (2 * ITERATIONS), serve: (processCpuMs(d.serve.pid) - at.serve) / ITERATIONS }];
+      }),
+    );
     console.log(machineLine());
     console.log(
       `iterations: ${ITERATIONS} interleaved (after ${WARMUP} warm-up), ${BUSY ? `${busy.length} CPU-bound busy loops beside it (one per core)` : "no busy loops"}; ` +
@@ -209,14 +220,26 @@ async function main(): Promise<void> {
       console.log(`${name.padEnd(16)} submit→done p50 ${fmtMs(percentile(sorted, 50))}  p90 ${fmtMs(percentile(sorted, 90))}`);
     }
     const base = p50("baseline");
+    /** Median of the per-iteration differences: each pair ran back to back, so drift cancels. */
+    const paired = (name: string) => {
+      const ours = samples.get(name)!;
+      const theirs = samples.get("baseline")!;
+      return percentile(ours.map((v, i) => v - theirs[i]!).sort((a, b) => a - b), 50);
+    };
+    const signed = (ms: number) => `${ms >= 0 ? "+" : ""}${fmtMs(ms)}`;
     for (const d of deployments) {
       const mcp = p50(`${d.label} MCP`) - base;
       const rpc = p50(`${d.label} RPC`) - base;
+      const cpu = cpuPerTask.get(d)!;
       console.log(
         `${d.label} (${path.relative(ROOT, d.binary) || d.binary}): added at p50 through MCP ${mcp >= 0 ? "+" : ""}${fmtMs(mcp)} ` +
           `(target ≤ +5 ms: ${mcp <= 5 ? "met" : "NOT met"}), through the Bridge RPC ${rpc >= 0 ? "+" : ""}${fmtMs(rpc)}; ` +
           `peak RSS (VmHWM) Bridge ${(vmHwmKiB(d.bridge.pid) / 1024).toFixed(1)} MB (target ≤ 80 MB: ${vmHwmKiB(d.bridge.pid) <= 80 * 1024 ? "met" : "NOT met"}), ` +
           `serve ${(vmHwmKiB(d.serve.pid) / 1024).toFixed(1)} MB`,
+      );
+      console.log(
+        `${d.label}: median of paired differences through MCP ${signed(paired(`${d.label} MCP`))}, through the Bridge RPC ${signed(paired(`${d.label} RPC`))}; ` +
+          `CPU per task: Bridge ${fmtMs(cpu.bridge)}, serve ${fmtMs(cpu.serve)}`,
       );
     }
   } finally {

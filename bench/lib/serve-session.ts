@@ -66,6 +66,17 @@ export function cpuNs(pid: number): number {
   return ns;
 }
 
+/**
+ * User + system CPU time of a live process so far, every thread it ever had included (fields 14
+ * and 15 of /proc/<pid>/stat), in ms; clock-tick resolution (10 ms), so for totals over many tasks.
+ */
+export function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticksPerSecond = 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /** User + system CPU time of a finished Bun.spawnSync child, in ms. */
 export function spawnCpuMs(r: { resourceUsage?: unknown }): number {
   return Number((r.resourceUsage as { cpuTime: { total: bigint } }).cpuTime.total) / 1000;
