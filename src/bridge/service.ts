@@ -14,7 +14,7 @@ import type { EventLog } from "./store/events.ts";
 import { Admission, type SubmitParams } from "./service/admission.ts";
 import { cancel, sendMessage } from "./service/control.ts";
 import { bounded, ServiceCore, type ServiceDeps } from "./service/core.ts";
-import { HeapCollector } from "../common/heap-collector.ts";
+import { HeapCollector, RELEASES_PER_COLLECTION, SHRINK_AFTER_IDLE_MS } from "../common/heap-collector.ts";
 import { InteractionBroker } from "./service/interactions.ts";
 import { Recovery } from "./service/recovery.ts";
 import { collectGarbage } from "./service/retention.ts";
@@ -40,7 +40,7 @@ export class BridgeService {
     this.recovery = new Recovery(core);
     this.interactions = new InteractionBroker(core, (taskId) => this.cancel(taskId));
     this.views = new TaskViews(core);
-    this.heap = new HeapCollector(() => core.active.size, deps.collectHeap);
+    this.heap = new HeapCollector(() => core.active.size, deps.collectHeap, RELEASES_PER_COLLECTION, { shrinkAfterMs: SHRINK_AFTER_IDLE_MS });
     this.admission = new Admission(core, this.recovery, () => this.gc(), (plan, adapter) => {
       TaskRun.start(core, this.interactions, plan, adapter, () => {
         this.gc();

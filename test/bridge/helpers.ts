@@ -13,6 +13,7 @@ import type { Containment } from "../../platform/types.ts";
 import { taskDriver, type TaskDriver } from "../support/bridge-rig.ts";
 import { agentWorkdir, bridgeRegistry } from "../support/registry.ts";
 import { removeDir, tempDir as supportTempDir } from "../support/temp.ts";
+import type { Collection } from "../../src/common/heap-collector.ts";
 
 export { pidAlive } from "../support/proc.ts";
 export { removeDir as cleanup } from "../support/temp.ts";
@@ -45,7 +46,7 @@ export interface HarnessOptions {
   /** Reuse an existing state/workdir layout (restart tests). */
   reuse?: { root: string; stateDir: string };
   /** The Bridge's heap collection after finished tasks (default: the real one). */
-  collectHeap?: (kind: "busy" | "idle") => void;
+  collectHeap?: (kind: Collection) => void;
   /**
    * Load the Bridge's registry from this TOML (written to `<root>/serverfs.toml`), so a serve
    * started on the same file runs the same configuration (src/config/bridge-identity.ts).

@@ -1,6 +1,7 @@
 // The Bridge's heap-collection policy after finished runs (src/common/heap-collector.ts): a full
-// collection every RELEASES_PER_COLLECTION releases, after the releasing turn; a collection and
-// shrink once nothing runs; nothing after close.
+// collection every RELEASES_PER_COLLECTION releases, after the releasing turn; a collection once
+// nothing runs, and (the Bridge's) a shrink only once nothing has run for longer; nothing after close.
+// A second collector armed later serves as the clock: timers of one delay fire in the order they were set.
 import { describe, expect, test } from "bun:test";
 import { HeapCollector, RELEASES_PER_COLLECTION, type Collection } from "../../src/common/heap-collector.ts";
 import { waitUntil } from "../support/proc.ts";
@@ -45,6 +46,41 @@ describe("HeapCollector", () => {
     await Bun.sleep(1500);
     expect(seen).toEqual(["idle"]);
     heap.close();
+  });
+
+  test("shrink: after the idle collection, once nothing has run for shrinkAfterMs; never when a run started meanwhile", async () => {
+    const seen: Collection[] = [];
+    let active = 0;
+    const timing = { idleMs: 5, shrinkAfterMs: 60 };
+    const heap = new HeapCollector(() => active, (k) => seen.push(k), RELEASES_PER_COLLECTION, timing);
+    heap.done();
+    // A run starts before either wait is over: neither the collection nor the shrink happens.
+    active = 1;
+    const clock: Collection[] = [];
+    const later = new HeapCollector(() => 0, (k) => clock.push(k), RELEASES_PER_COLLECTION, timing);
+    later.done();
+    expect(await waitUntil(() => clock.includes("shrink"), 5000)).toBe(true);
+    expect(seen).toEqual([]);
+    // Its release starts both waits again.
+    active = 0;
+    heap.done();
+    expect(await waitUntil(() => seen.includes("shrink"), 5000)).toBe(true);
+    expect(seen).toEqual(["idle", "shrink"]);
+    heap.close();
+    later.close();
+  });
+
+  test("without shrinkAfterMs (serve's collectors) there is never a shrink", async () => {
+    const seen: Collection[] = [];
+    const heap = new HeapCollector(() => 0, (k) => seen.push(k), RELEASES_PER_COLLECTION, { idleMs: 5 });
+    heap.done();
+    const clock: Collection[] = [];
+    const later = new HeapCollector(() => 0, (k) => clock.push(k), RELEASES_PER_COLLECTION, { idleMs: 5, shrinkAfterMs: 60 });
+    later.done();
+    expect(await waitUntil(() => clock.includes("shrink"), 5000)).toBe(true);
+    expect(seen).toEqual(["idle"]);
+    heap.close();
+    later.close();
   });
 
   test("units: a walk's entries count toward a custom busy threshold (serve's walks)", async () => {
