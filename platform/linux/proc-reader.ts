@@ -18,7 +18,7 @@ let scratch = Buffer.allocUnsafe(KEPT_BUFFER_BYTES);
  * One whole /proc file, as a view of a buffer that the next read reuses: decode what you need from
  * it before reading again.
  */
-export function readProcFile(file: string): Buffer {
+export function readProcFile(file: string, oneRecord = false): Buffer {
   const fd = openSync(file, "r");
   try {
     let buf = scratch;
@@ -32,6 +32,9 @@ export function readProcFile(file: string): Buffer {
       const n = readSync(fd, buf, length, buf.length - length, null);
       if (n === 0) break;
       length += n;
+      // A one-record file (stat: the kernel formats it whole, then hands out what fits) that came
+      // in short is all there is; the read that would return 0 is one syscall per process per look.
+      if (oneRecord && length < buf.length) break;
     }
     // A rare huge environment is not kept for the life of the process.
     if (buf.length <= KEPT_BUFFER_BYTES) scratch = buf;
@@ -108,7 +111,7 @@ export function startTicksBefore(a: string, b: string): boolean {
 
 export function readProcEntry(pid: number): ProcEntry | null {
   try {
-    return parseProcStat(readProcFile(`/proc/${pid}/stat`));
+    return parseProcStat(readProcFile(`/proc/${pid}/stat`, true));
   } catch {
     return null;
   }

@@ -74,6 +74,9 @@ export class TaskRun implements ActiveRun {
   private waiter: Waiter | null = null;
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private providerCancelled = false;
+  /** The adapter asked for a provider process (whether or not one started). */
+  private spawnRequested = false;
+  private releasedOnce = false;
 
   /** Registers the run as active in this process and starts it on the next tick. */
   static start(
@@ -143,10 +146,14 @@ export class TaskRun implements ActiveRun {
       if (!this.signal.aborted && !isTerminal(core.store.require(this.taskId).status)) {
         // Both steps and their event in one commit: nothing can read between them (no await),
         // and a crash before it leaves the task queued, which a restart interrupts the same way.
+        // provider_started rides with them: it must be on disk before the adapter may spawn, and
+        // the adapter is called next. Recovery treats it as "may have started" and sweeps the run
+        // marker (finding nothing if no spawn came); whether a spawn was really asked for is
+        // this run's own spawnRequested.
         core.store.together(() => {
           core.store.transition(this.taskId, "starting", {}, ["queued"]);
           this.providerEvent("task.started", { runtime: this.plan.runtime });
-          core.store.transition(this.taskId, "running", {}, ["starting"]);
+          core.store.transition(this.taskId, "running", { provider_started: 1 }, ["starting"]);
         });
         core.watchers.notify(this.taskId);
         const deadline = core.store.require(this.taskId).deadline_at;
@@ -268,7 +275,7 @@ export class TaskRun implements ActiveRun {
     this.rejectWaiter(null, new ServerfsError("REQUEST_STALE", "the task ended"));
     let proved = await this.processes.stopAll();
     // An adapter that started no process of its own (e.g. a shared daemon) proves stop only by returning.
-    if (this.processes.count === 0 && !providerReturned && core.store.get(this.taskId)?.provider_started === 1) proved = false;
+    if (this.processes.count === 0 && !providerReturned && this.spawnRequested) proved = false;
     return proved;
   }
 
@@ -288,6 +295,7 @@ export class TaskRun implements ActiveRun {
   /** Every outcome: clear the guard only with proof, always release the lease. Synchronous on purpose. */
   private release(proved: boolean): void {
     const { core } = this;
+    this.releasedOnce = true;
     if (!this.signal.aborted) this.aborter.abort();
     if (this.plan.guardFile) {
       if (proved) {
@@ -369,7 +377,8 @@ export class TaskRun implements ActiveRun {
       signal: this.signal,
       spawn: async (spec) => {
         if (this.signal.aborted) throw new ServerfsError("AGENT_PROVIDER_ERROR", "task is no longer active");
-        core.store.update(plan.taskId, { provider_started: 1 });
+        // provider_started is already on disk (the running commit).
+        this.spawnRequested = true;
         const env = { ...core.deps.providerEnv, ...(spec.env ?? {}), SERVERFS_RUN_ID: plan.runId };
         const pending = core.deps.containment.spawn({
           argv: spec.argv,
@@ -400,8 +409,24 @@ export class TaskRun implements ActiveRun {
     const s = sessionId ?? cur.native_session_id;
     const t = turnId ?? cur.native_turn_id;
     if (s === cur.native_session_id && t === cur.native_turn_id) return;
+    // The row first, durably, before the adapter goes on (a continuation after a crash needs it).
     core.store.update(this.taskId, { native_session_id: s, native_turn_id: t });
-    if (this.plan.guardFile) updateGuard(this.plan.guardFile, this.taskId, { native_session_id: s, native_turn_id: t });
+    // The guard's copy of the ids only informs the operator; its presence, which is what blocks
+    // writers, does not change. So it is rewritten (two fsyncs) after the current turn, once what
+    // the adapter sends next (the prompt) is on its way, and never after the guard is gone: the
+    // update refuses a guard that is not this task's.
+    const guardFile = this.plan.guardFile;
+    if (guardFile) {
+      setImmediate(() => {
+        // Released: the guard went with the proof (or stays as the record of an unproved stop).
+        if (this.releasedOnce) return;
+        try {
+          updateGuard(guardFile, this.taskId, { native_session_id: s, native_turn_id: t });
+        } catch (err) {
+          core.log("guard.update_skipped", { task_id: this.taskId, code: toServerfsError(err).code });
+        }
+      });
+    }
   }
 
   /** Adapter-emitted and lifecycle events: redacted and bounded; a failure surfaces to the caller. */

@@ -30,6 +30,15 @@ export function migrate(db: Database, migrations: readonly string[] = MIGRATIONS
   }
 }
 
+/**
+ * Indexes that change no row or column: not migrations, so a database that has them still opens
+ * in an older serverfs (a migration would make it refuse the file as too new).
+ */
+export function ensureIndexes(db: Database): void {
+  // Retention looks for finished tasks past the cutoff before every submit and after every run.
+  db.exec("CREATE INDEX IF NOT EXISTS tasks_by_completion ON tasks(completed_at) WHERE completed_at IS NOT NULL");
+}
+
 export function openStateDatabase(dbPath: string): Database {
   const fd = fs.openSync(dbPath, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
   const st = fs.fstatSync(fd);
@@ -51,6 +60,7 @@ export function openStateDatabase(dbPath: string): Database {
   }
   try {
     migrate(db);
+    ensureIndexes(db);
   } catch (err) {
     db.close();
     throw err;

@@ -68,6 +68,13 @@ type RunField =
 /** What admission supplies; `native_session_id` is carried over when a task continues another. */
 export type NewTask = Omit<TaskRow, RunField | "status" | "started_at" | "completed_at" | "event_count"> & { native_session_id: string | null };
 
+/** The active-task count (exported for the test that checks its query plan). */
+export const COUNT_ACTIVE_SQL =
+  "SELECT COUNT(*) AS n FROM tasks WHERE status IN ('queued','starting','running','waiting_for_approval','waiting_for_question')";
+/** Finished tasks completed before `?` (exported for the test that checks its query plan). */
+export const EXPIRED_TERMINAL_SQL =
+  "SELECT * FROM tasks WHERE completed_at IS NOT NULL AND completed_at < ? AND +status IN ('succeeded','failed','cancelled','interrupted')";
+
 export function nowIso(): string {
   return new Date().toISOString();
 }
@@ -102,8 +109,10 @@ export class TaskStore {
   }
 
   countActive(): number {
+    // The active statuses by name, so the status index finds them: NOT IN the terminal ones read
+    // the whole index, every finished task of the retention window, at every submit.
     const row = this.db
-      .query("SELECT COUNT(*) AS n FROM tasks WHERE status NOT IN ('succeeded','failed','cancelled','interrupted')")
+      .query(COUNT_ACTIVE_SQL)
       .get() as { n: number };
     return row.n;
   }
@@ -318,11 +327,15 @@ export class TaskStore {
 
   // Retention ----------------------------------------------------------------------------------
 
+  /**
+   * Terminal tasks completed before the cutoff. Runs before every submit and after every run, so it
+   * reads only the expired rows, through tasks_by_completion (src/bridge/store/db.ts): by status
+   * it read every finished task of the retention window (38 ms with 10,000 of them). The unary +
+   * keeps the planner off the status index, which it would otherwise prefer.
+   */
   expiredTerminal(cutoffIso: string): TaskRow[] {
     return this.db
-      .query(
-        "SELECT * FROM tasks WHERE status IN ('succeeded','failed','cancelled','interrupted') AND completed_at IS NOT NULL AND completed_at < ?",
-      )
+      .query(EXPIRED_TERMINAL_SQL)
       .all(cutoffIso) as TaskRow[];
   }
 
