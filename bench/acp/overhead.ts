@@ -295,6 +295,14 @@ async function main(): Promise<void> {
           `CPU per task: Bridge ${fmtMs(cpu.bridge)}, serve ${fmtMs(cpu.serve)}`,
       );
     }
+    // for bench/targets.ts (rows 9a/9b): the candidate (the first deployment), its contract at the top of that file
+    const candidate = deployments[0];
+    if (candidate !== undefined) {
+      const ours = p50(`${candidate.label} MCP`);
+      console.log(
+        `RESULT ${JSON.stringify({ bench: "acp-overhead", iterations: ITERATIONS, ours_ms: ours, baseline_ms: base, added_ms: ours - base, busy: BUSY, bridge_peak_rss_kib: vmHwmKiB(candidate.bridge.pid), serve_peak_rss_kib: vmHwmKiB(candidate.serve.pid) })}`,
+      );
+    }
   } finally {
     for (const p of busy) p.kill("SIGKILL");
     for (const d of deployments) await d.stop();
