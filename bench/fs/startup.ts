@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fmtMs, machineLine, median } from "../lib/machine.ts";
+import { OPENING_FRAMES } from "../lib/opening-frames.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const RUNS = Math.max(10, Number(process.argv[2] ?? 15) || 15);
@@ -24,19 +25,7 @@ interface Sample {
   tools: number;
 }
 
-const FRAMES =
-  [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
-  ]
-    .map((f) => JSON.stringify(f))
-    .join("\n") + "\n";
+const FRAMES = OPENING_FRAMES;
 
 const ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -22,23 +22,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { compileArgs } from "../../build/compile.ts";
 import { fmtMs, machineLine, median } from "../lib/machine.ts";
+import { OPENING_FRAMES } from "../lib/opening-frames.ts";
+import { vmHwmKiB as readVmHwmKiB } from "../lib/serve-session.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const RUNS = Math.max(20, Number(process.argv[2] ?? 30) || 30);
 
-const FRAMES =
-  [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
-  ]
-    .map((f) => JSON.stringify(f))
-    .join("\n") + "\n";
+const FRAMES = OPENING_FRAMES;
 
 interface Run {
   ms: number;
@@ -50,10 +40,10 @@ interface Run {
   answers: Map<number, string>;
 }
 
+/** VmHWM, or null where it cannot be read (not Linux, or the process is gone). */
 function vmHwmKiB(pid: number): number | null {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) : null;
+    return readVmHwmKiB(pid);
   } catch {
     return null;
   }
