@@ -9,19 +9,9 @@ import { describe, expect, test } from "bun:test";
 import { RE2JS } from "re2js";
 import { AsciiDfa } from "../../src/fs/search/ascii-dfa.ts";
 import { compileLineRegex, type RegexLines } from "../../src/fs/search/scan-regex.ts";
+import { mulberry32 as rng } from "../support/prng.ts";
 
 const SEED = Number(process.env.SERVERFS_PROPERTY_SEED ?? 0xa5c11dfa);
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ATOMS = ["a", "b", "Z", "x", "1", " ", "[a-c]", "[A-Z]", "[0-9]", "[^a ]", "\\w", "\\s", "\\d", "\\W", ".", "(?:ab|c)", "(a|Z1)"];
 const QUANT = ["", "", "", "*", "+", "?", "{2}", "{1,3}"];
