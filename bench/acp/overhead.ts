@@ -30,7 +30,9 @@
 // --busy (or BUSY=1): one CPU-bound busy loop per core runs beside the whole measurement.
 // BEFORE=path: another compiled serverfs (e.g. main's) measured the same way, interleaved too.
 // HISTORY=n: n finished tasks already in each Bridge's state database, as days of use leave them.
-// Targets: added at p50 ≤ +5 ms over the baseline, quiet and --busy; Bridge VmHWM ≤ 80 MB.
+// Targets: added at p50 ≤ +5 ms over the baseline, quiet and --busy; Bridge VmHWM ≤ 80 MB. The
+// peak includes the executable's own pages, ~5 MB more for a freshly written file: evict both
+// builds from the page cache first (posix_fadvise DONTNEED on each file) to compare them.
 //
 // usage: bun build/compile.ts linux-x64 && bun bench/acp/overhead.ts [iterations] [--busy]
 //        [CANDIDATE=dist/serverfs-linux-x64] [BEFORE=path/to/other/serverfs] [HISTORY=10000]
