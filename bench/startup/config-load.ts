@@ -43,6 +43,7 @@ await import("arktype");
 console.log(JSON.stringify({ arktypeFullImport: performance.now() - t0 }));
 `;
 const splitScript = `
+await import("./src/config/ark-jitless.ts"); // as schema.ts does, before the core loads
 const t0 = performance.now();
 await import("@ark/schema");
 const t1 = performance.now();

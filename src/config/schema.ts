@@ -7,7 +7,10 @@
 // arktype 2.2.10 pins), as node definitions rather than arktype's string DSL: the `arktype`
 // entry point builds its whole keyword scope at import (~300 ms, on every `serve` start), the
 // core costs ~50 ms (bench/startup/config-load.ts). Errors are the same ArkErrors either way.
-import { ArkErrors, rootSchema } from "@ark/schema";
+// Its checks are interpreted, not compiled (./ark-jitless.ts): a configuration is checked once.
+// First: it must run before @ark/schema's core loads (see the module).
+import "./ark-jitless.ts";
+import { ArkErrors, describeBranches, rootSchema, type ArkError } from "@ark/schema";
 import { RESERVED_RUNTIME_NAMES } from "./runtime-catalog.ts";
 import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { didYouMeanKey } from "../common/did-you-mean.ts";
@@ -350,6 +353,17 @@ function describeActual(value: unknown): string {
   return describeType(value);
 }
 
+/**
+ * What `err` expected, in words that never repeat the value. A union's own wording does ("k must be
+ * "a" or "b" (was "zz")"), and a string may be a secret, so a union's is rebuilt from its branches:
+ * the interpreter (./ark-jitless.ts) reports a failed union of choices as a union of the branches'
+ * errors, where compiled checks reported the same list as one predicate.
+ */
+function expectedOf(err: ArkError): string {
+  if (err.code !== "union") return err.expected ?? "";
+  return describeBranches((err as ArkError<"union">).errors.map(expectedOf));
+}
+
 /** Check the raw document's shape. Problems come in the schema's traversal order (deterministic). */
 export function checkRawDocument(raw: unknown): { ok: true; doc: RawDocument } | { ok: false; problems: Problem[] } {
   const out: unknown = documentNode(raw)(raw);
@@ -363,7 +377,7 @@ export function checkRawDocument(raw: unknown): { ok: true; doc: RawDocument } |
       reason = `unknown key${typeof name === "string" ? didYouMeanKey(name, declaredKeys(path.slice(0, -1))) : ""}`;
     }
     else if (err.code === "required") reason = `missing (expected ${err.expected})`;
-    else reason = `expected ${err.expected}, got ${describeActual(valueAt(raw, path))}`;
+    else reason = `expected ${expectedOf(err)}, got ${describeActual(valueAt(raw, path))}`;
     problems.push({ path, reason });
   }
   return { ok: false, problems };
