@@ -28,7 +28,8 @@
 //                                                ignored, first call of a fresh serve / rg
 //   7     bench/fs/find.ts                       find_files over 200,000 entries / find -name
 //   8     bench/startup/serve-cold.ts if present, else bench/fs/startup.ts: cold start to
-//         initialize + tools/list / a compiled Bun hello-world answering with serve's bytes
+//         initialize + tools/list / a compiled Bun hello-world answering with serve's bytes;
+//   8b    the same run of serve-cold.ts: serve started with --config FILE instead of --workdir
 //   9a/9b bench/acp/overhead.ts, quiet and with --busy: submit → done p50 / a bare ACP SDK client
 //   rss   bench/bridge/rss.bench.ts: the Bridge with 16 active tasks
 // Rows 1-5 share one generated 20,000-file tree; row 7 has its 200,000-entry tree; row 6 its
