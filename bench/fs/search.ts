@@ -110,14 +110,15 @@ async function main(): Promise<void> {
   if (ourFresh.length > 0) {
     console.log(`baseline: ${rgVersion} --fixed-strings${FOLD ? " --ignore-case" : ""} (no match, fresh process), paired with fresh: ${fmt(rgFresh)}`);
     console.log(`serverfs search_text, FIRST call of a fresh serve: ${fmt(ourFresh)}`);
-    console.log(`ratio fresh: ${(median(ourFresh) / median(rgFresh)).toFixed(2)}x (target <= 1.5x)`);
+    console.log(`ratio fresh: ${(median(ourFresh) / median(rgFresh)).toFixed(2)}x (target <= 1.0x)`);
     fresh = figure(median(ourFresh), median(rgFresh));
   }
   let warm: Figure | null = null;
   if (ourWarm.length > 0) {
     console.log(`baseline: rg, paired with warm: ${fmt(rgWarm)}`);
     console.log(`serverfs search_text, FIFTH call of a long-lived serve: ${fmt(ourWarm)}`);
-    console.log(`ratio warm: ${(median(ourWarm) / median(rgWarm)).toFixed(2)}x (target <= 1.0x)`);
+    // the search issue's targets: 0.8x for a literal, 1.0x case-insensitive
+    console.log(`ratio warm: ${(median(ourWarm) / median(rgWarm)).toFixed(2)}x (target <= ${FOLD ? "1.0" : "0.8"}x)`);
     warm = figure(median(ourWarm), median(rgWarm));
   }
   // CPU time (all threads) says how much work each side does, whatever else the machine runs
