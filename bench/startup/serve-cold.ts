@@ -190,7 +190,8 @@ async function main(): Promise<void> {
     const base = series.get(programs[1]!)!;
     const loadAfter = loadLine();
     const med = (xs: Run[]) => median(xs.map((x) => x.ms));
-    const serves = [...ours, ...series.get(serveConfig)!];
+    const fromFile = series.get(serveConfig)!;
+    const serves = [...ours, ...fromFile];
     const hwm = serves.map((x) => x.hwmKiB).filter((x): x is number => x !== null);
     const loadedHwm = serves.map((x) => x.loadedHwmKiB).filter((x): x is number => x !== null);
     const mib = (kib: number) => (kib / 1024).toFixed(1);
@@ -200,7 +201,6 @@ async function main(): Promise<void> {
     console.log(`runs: ${RUNS} each, interleaved; time = spawn -> tools/list answer received (${Buffer.byteLength(toolsList)} bytes, ${(JSON.parse(toolsList) as { result: { tools: unknown[] } }).result.tools.length} tools)`);
     console.log(`hello-world (compiled Bun, same bytes): median ${fmtMs(med(base))}, min ${fmtMs(Math.min(...base.map((x) => x.ms)))}`);
     console.log(`serverfs serve --workdir (compiled):    median ${fmtMs(med(ours))}, min ${fmtMs(Math.min(...ours.map((x) => x.ms)))}`);
-    const fromFile = series.get(serveConfig)!;
     const configRatio = med(fromFile) / med(base);
     console.log(`serverfs serve --config (compiled):     median ${fmtMs(med(fromFile))}, min ${fmtMs(Math.min(...fromFile.map((x) => x.ms)))}, ratio ${configRatio.toFixed(2)}x (target <= 1.3x) ${configRatio <= 1.3 ? "MET" : "MISSED"}`);
     if (hwm.length > 0) console.log(`serve peak RSS (VmHWM) at tools/list: median ${mib(median(hwm))} MiB, max ${mib(Math.max(...hwm))} MiB`);

@@ -6,8 +6,9 @@
 // of it build up over a few hundred tasks. So:
 //   - busy: every RELEASES_PER_COLLECTION released runs, a full collection (~10-20 ms on a loaded
 //     2-core VM, about 1-2 ms of CPU per task). Every 16 let the Bridge's peak (VmHWM) reach
-//     80-85 MiB over 200 quick tasks (bench/bridge/rss.bench.ts); every 8 keeps it at 76-78 MiB
-//     for ~1 ms more Bridge CPU per task and no measurable latency (bench/acp/overhead.ts);
+//     80-85 MiB over 200 quick tasks (bench/bridge/rss.bench.ts); every 8 read 76-79 MiB
+//     there (80.5 once, in a full bench/targets.ts run) for ~1 ms more Bridge CPU per task and
+//     no measurable latency (bench/acp/overhead.ts);
 //   - idle: IDLE_COLLECTION_MS after the last run ended, a full collection;
 //   - shrink (the Bridge only): once nothing has run for SHRINK_AFTER_IDLE_MS, a full collection
 //     and a shrink (JSC drops compiled code and hands freed memory back to the OS). Rebuilding

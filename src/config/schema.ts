@@ -360,7 +360,7 @@ function describeActual(value: unknown): string {
  * errors, where compiled checks reported the same list as one predicate.
  */
 function expectedOf(err: ArkError): string {
-  if (err.code !== "union") return err.expected ?? "";
+  if (err.code !== "union") return err.expected;
   return describeBranches((err as ArkError<"union">).errors.map(expectedOf));
 }
 
