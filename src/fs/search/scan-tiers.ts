@@ -36,6 +36,7 @@ export function scanHotPath(): unknown[] {
     // the batch loop and the one-read fast path (the byte scans it calls stay eligible)
     scanBatch,
     Scanner.prototype.scanFile,
+    Scanner.prototype.scanUnstatted,
   ];
 }
 

@@ -1,12 +1,14 @@
 // One batch of search_text's files, scanned the same way on the main thread and in the search
 // worker: each file is opened relative to a directory descriptor the main thread opened and
-// verified (never by a path from the root), with no symlink followed, then fstat'ed and scanned.
+// verified (never by a path from the root), with no symlink followed, then scanned; it is fstat'ed
+// first only where its link count matters (refuse_hardlinked_reads), else only when its first read
+// leaves its size or its type in question (Scanner.scanUnstatted).
 // The batch is the unit of work handed to the worker, so messaging costs per batch, not per file.
 
 import { scanIo, type OpenFileFacts } from "../../../platform/fs/scan-io.ts";
 import { errnoCode, ServerfsError } from "../../errors.ts";
 import { Scanner } from "./scan.ts";
-import type { Pace, SearchMatch } from "./scan-types.ts";
+import type { FileMatch, Pace, SearchMatch } from "./scan-types.ts";
 import { ContextLines } from "./scan-context.ts";
 import { compileLineRegex, type RegexLines } from "./scan-regex.ts";
 
@@ -64,7 +66,7 @@ export interface BatchResult<G extends BatchGroup = BatchGroup> {
   rest?: G[];
 }
 
-/** Filled per file by scanIo.facts; batches run one at a time per thread. */
+/** Filled by scanIo.facts for the files that are fstat'ed; batches run one at a time per thread. */
 const facts: OpenFileFacts = { regular: false, size: 0, nlink: 0 };
 
 /** A handed-off remainder is worth a message only from this many files on. */
@@ -119,10 +121,14 @@ export async function scanBatch<G extends BatchGroup>(
         continue;
       }
       try {
-        scanIo.facts(fd, facts);
-        if (!facts.regular || facts.size > p.maxFile || (p.refuseHardlinked && facts.nlink > 1)) continue;
         // the path is built only for a file that matched: most files of a big search do not
-        const scanned = scanner.scanFile(fd, facts.size, "", p.want - matches.length, pace);
+        let scanned: FileMatch[] | Promise<FileMatch[]>;
+        if (p.refuseHardlinked) {
+          // the link count is only known from an fstat, and must be known before any byte is read
+          scanIo.facts(fd, facts);
+          if (!facts.regular || facts.size > p.maxFile || facts.nlink > 1) continue;
+          scanned = scanner.scanFile(fd, facts.size, "", p.want - matches.length, pace);
+        } else scanned = scanner.scanUnstatted(fd, p.maxFile, "", p.want - matches.length, pace, facts);
         const found = Array.isArray(scanned) ? scanned : await scanned;
         if (found.length > 0) {
           const path = g.prefix === "" ? name : `${g.prefix}/${name}`;
