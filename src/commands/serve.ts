@@ -94,19 +94,17 @@ interface StartedServer {
 async function startServer(registry: Registry, logger: Logger): Promise<StartedServer> {
   // First: it must run before any zod schema is built (see the module).
   await import("../mcp/zod-jitless.ts");
-  const [{ createFileService, startSearchWorker }, { createMcpServer }, { serveOverStdio }] = await Promise.all([
-    import("../fs/index.ts"),
-    import("../mcp/server.ts"),
-    import("../mcp/stdio.ts"),
-  ]);
+  const { createFileService, startSearchWorker } = await import("../fs/index.ts");
+  // The search thread boots on the core this single-threaded load leaves idle, while the MCP SDK
+  // and the tools load here: a host's first search, often the next frame after the opening, then
+  // finds it ready instead of waiting for it (src/fs/search/search-pool.ts).
+  startSearchWorker();
+  const [{ createMcpServer }, { serveOverStdio }] = await Promise.all([import("../mcp/server.ts"), import("../mcp/stdio.ts")]);
   const files = createFileService(registry, { gate: await writerLeaseGate(registry) });
   const mcp = createMcpServer({ registry, files, logger, agentTools: await agentTools(registry, files) });
   return {
     toolCount: mcp.tools.length,
     serve: (session) => {
-      // In a task of its own, so the first frame is read first: the search thread comes up on the core
-      // start-up leaves idle, in time for the first search (src/fs/search/search-pool.ts).
-      setTimeout(startSearchWorker, 0);
       // Deferred: the host's initialize must not wait on the root checks (the first check also loads
       // the kernel bindings and probes case sensitivity), nor on a slow or hung mount.
       return serveOverStdio(mcp, logger, session, {

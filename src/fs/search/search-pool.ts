@@ -1,5 +1,5 @@
 // The main thread's side of the search worker: one Bun Worker per process, started once serve is
-// up (startSearchWorker, off the start path) or else by the first search that can use it, and
+// up (startSearchWorker, while serve loads) or else by the first search that can use it, and
 // kept for later searches, unref'd so it never holds the process open. Work goes out in batches
 // (search-batch.ts), one message each way per batch;
 // each search holds a slot in a small shared Int32Array where it posts its cancellation and where
@@ -253,11 +253,13 @@ export function searchPool(): SearchPool | null {
 }
 
 /**
- * Start the worker now, without waiting for it, where searches use one. serve calls this once its
- * start-up is done: a thread started by the first search came up while that search kept both
- * cores busy and took 25-30 ms to take its first batch; started here it comes up on the core the
- * single-threaded start-up leaves idle, and the first search has both threads from its start. Cost:
- * one idle thread, ~7 MB resident, in every serve process whether or not it ever searches.
+ * Start the worker now, without waiting for it, where searches use one. serve calls this as soon
+ * as the file layer is loaded, before the MCP SDK and the tools: a thread started by the first
+ * search came up while that search kept both cores busy and took 25-30 ms to take its first batch;
+ * started once serve's start-up was done it still held the first search's first batch 1-12 ms;
+ * started during the load it comes up on the core the single-threaded load leaves idle, and the
+ * first search has both threads from its start. Cost: one idle thread, ~7 MB resident, in every
+ * serve process whether or not it ever searches.
  */
 export function startSearchWorker(): void {
   if (enabled) void searchPool()?.whenReady();
