@@ -182,6 +182,15 @@ function pathArg(rel: string): Buffer {
 }
 
 /**
+ * The private helpers every hot wrapper here calls (the binding table, the result check, open_how
+ * and path argument reuse): search keeps them below the top JIT tier with the wrappers themselves
+ * (src/fs/search/scan-tiers.ts says why), through platform/fs/search-port.ts.
+ */
+export function wrapperHelpers(): unknown[] {
+  return [lib, check, howFor, pathArg];
+}
+
+/**
  * openat2(dirfd, rel, {flags, mode, RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS}), plus
  * RESOLVE_NO_XDEV when `noXdev`: the kernel then answers EXDEV for any mount crossing.
  */

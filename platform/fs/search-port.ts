@@ -13,7 +13,7 @@
 import { select } from "../os.ts";
 import { SmallestEntries } from "./dir-select.ts";
 import { DirentReader } from "./dirents-linux.ts";
-import { close, getdents64, hasOpenat2, openat2, statFacts } from "./linux.ts";
+import { close, getdents64, hasOpenat2, openat2, statFacts, wrapperHelpers } from "./linux.ts";
 import { isConfined, linuxNative, openReadBeneath } from "./resolve-linux.ts";
 import { scanIo } from "./scan-io.ts";
 
@@ -42,7 +42,7 @@ export function refusesMountCrossing(dirFd: number): boolean {
 /** The calls every scanned file makes: open, facts, read, close. */
 export function scanSyscalls(): unknown[] {
   return select<unknown[]>({
-    linux: () => [openat2, hasOpenat2, statFacts, close, openReadBeneath, linuxNative.openReadChild, scanIo.facts, scanIo.readAt],
+    linux: () => [openat2, hasOpenat2, statFacts, close, openReadBeneath, linuxNative.openReadChild, scanIo.facts, scanIo.readAt, ...wrapperHelpers()],
     other: () => [scanIo.facts, scanIo.readAt],
   });
 }
