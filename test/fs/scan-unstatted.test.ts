@@ -1,7 +1,9 @@
 // A searched file is fstat'ed only when its first read leaves its size or type in question
 // (Scanner.scanUnstatted): files at every size around the read's length, search_max_file_bytes
 // on both sides of it, and the descriptors a swap after the walk could hand the scanner (a FIFO,
-// a directory, a character device) all give what an fstat-first scan gives.
+// a directory, a character device) all give what an fstat-first scan gives. And the fstat-first
+// scan (Scanner.scanFile, refuse_hardlinked_reads) of a file that grew past the buffer after its
+// fstat, so that its first read fills the buffer, still finds its lines by their numbers.
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
@@ -114,6 +116,24 @@ describe.skipIf(!linux)("descriptors that are not regular files (Linux: mkfifo, 
       } finally {
         fs.closeSync(fd);
       }
+    }
+  });
+});
+
+describe("a file that grew after its fstat (Scanner.scanFile)", () => {
+  test("a full first read is taken line by line, numbers and texts exact", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, "grown.txt");
+    const lines = Array.from({ length: 40_000 }, (_, i) => (i === 2 ? "needle here" : i === 39_000 ? "needle late" : `line ${i + 1} ${"z".repeat(40)}`));
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    expect(fs.statSync(file).size).toBeGreaterThan(BUFFER_BYTES);
+    const fd = fs.openSync(file, "r");
+    try {
+      // the size an fstat saw before the file grew to ~2 MB
+      const found = await new Scanner("needle", true).scanFile(fd, 100, "grown.txt", 10, pace);
+      expect(found.map((m) => [m.line, m.text])).toEqual([[3, "needle here"]]);
+    } finally {
+      fs.closeSync(fd);
     }
   });
 });
