@@ -14,7 +14,7 @@
 // and 9 run more iterations. Making and removing the trees (about 300 MB and 280,000 files in a
 // temp dir) takes 1-3 minutes of either, depending on the disk's load.
 // Exit status: 0 when every row was measured (met or MISSED), 1 when a row has no figure (its
-// benchmark failed or printed no RESULT line), 2 when the compiled binary is missing.
+// benchmark failed or printed no RESULT line), 2 when the compiled binary, rg or find is missing.
 //
 // Peak RSS targets: serve ≤ 120 MiB (the highest VmHWM any row's serve reached), the Bridge ≤ 80 MiB
 // (the highest VmHWM of the Bridges of the rss benchmark and, when its RESULT says, row 9's).
@@ -130,6 +130,15 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(BIN)) {
     console.error(`bench/targets.ts: no compiled binary at ${shown(BIN)}; it builds nothing itself: run ./node_modules/.bin/bun build/compile.ts linux-x64 first`);
+    process.exit(2);
+  }
+  // rows 1-7's baselines: a clear refusal instead of a stack trace from the first spawn
+  const missing = [
+    ["rg", "ripgrep (rows 1-6): apt-get install -y ripgrep"],
+    ["find", "find (row 7): apt-get install -y findutils"],
+  ].filter(([exe]) => Bun.which(exe as string) === null);
+  if (missing.length > 0) {
+    for (const [, what] of missing) console.error(`bench/targets.ts: no ${what}`);
     process.exit(2);
   }
   const started = performance.now();
