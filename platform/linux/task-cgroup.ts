@@ -200,10 +200,13 @@ export function setUpTaskCgroups(): CgroupSetup {
   } catch (err) {
     if (code(err) !== "EEXIST") return freeze(`a task cgroup could not be created (${code(err)})`);
   }
+  let moveMs: number;
   try {
     if (!existsSync(join(probe.dir, "cgroup.kill"))) return freeze("this kernel has no cgroup.kill (it needs Linux 5.14 or later)");
     try {
+      const t0 = performance.now();
       probe.enter(() => undefined);
+      moveMs = performance.now() - t0;
     } catch (err) {
       return freeze(`this process may not move itself between cgroups (${code(err)}); delegate its cgroup, as docs/platform.md shows`);
     }
@@ -213,6 +216,21 @@ export function setUpTaskCgroups(): CgroupSetup {
   const relative = readFileSync("/proc/self/cgroup", "latin1").split("\n").find((l) => l.startsWith("0::"))?.slice(3) ?? "/";
   return {
     groups: groupsUnder(parent, home),
-    report: { path: "cgroup", reason: `one cgroup v2 per task under ${join(relative, PARENT_NAME)}` },
+    report: { path: "cgroup", reason: `one cgroup v2 per task under ${join(relative, PARENT_NAME)}; ${moveCost(moveMs)}` },
   };
 }
+
+/**
+ * What the probe's move in and out cost, for the operator: a move that waited for the kernel says
+ * so. Without `favordynmods` on the cgroup2 mount, the write that moves a process takes a global
+ * lock whose writers wait out an RCU grace period (5-10 ms measured), and every task's start makes
+ * such a move (docs/platform.md, "Which proof a host gets"). One measurement at start-up, so only a
+ * hint: a move right after another one is fast either way. Exported for tests.
+ */
+export function moveCost(ms: number): string {
+  const took = `the probe's move into a task cgroup and back took ${ms.toFixed(1)} ms`;
+  return ms >= SLOW_MOVE_MS ? `${took}, a wait every task start repeats (a cgroup2 mount with favordynmods has none)` : took;
+}
+
+/** Above this a move waited for the kernel: a grace period is milliseconds, an unhindered move ~0.1 ms. */
+const SLOW_MOVE_MS = 1;

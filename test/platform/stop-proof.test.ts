@@ -8,7 +8,7 @@ import { createPosixContainment } from "../../platform/posix/containment.ts";
 import type { TaskGroup, TaskGroups } from "../../platform/posix/task-group.ts";
 import { linuxStopProof } from "../../platform/linux/containment.ts";
 import { createProcReader, emptyEnvironmentIsReal, environmentBounds, lastPidHandedOut, pidsBetween, readProcEntry } from "../../platform/linux/proc-reader.ts";
-import { ownCgroupDirectory, setUpTaskCgroups } from "../../platform/linux/task-cgroup.ts";
+import { moveCost, ownCgroupDirectory, setUpTaskCgroups } from "../../platform/linux/task-cgroup.ts";
 import { isLinux, isLive, procFacts, waitUntil } from "../support/proc.ts";
 import { childEnv, uniqueRunId } from "./helpers.ts";
 
@@ -98,12 +98,26 @@ describe("where this process's cgroup v2 is", () => {
   });
 });
 
+describe("the probe's move cost, as the report words it", () => {
+  test("a fast move is only measured; one that waited for the kernel says every task start waits so", () => {
+    expect(moveCost(0.12)).toBe("the probe's move into a task cgroup and back took 0.1 ms");
+    expect(moveCost(0.99)).toBe("the probe's move into a task cgroup and back took 1.0 ms");
+    expect(moveCost(6.14)).toBe("the probe's move into a task cgroup and back took 6.1 ms, a wait every task start repeats (a cgroup2 mount with favordynmods has none)");
+  });
+});
+
 const cgroupReason = isLinux ? linuxStopProof() : { path: "freeze", reason: "not Linux" };
 describe.skipIf(cgroupReason.path !== "cgroup")(
   `a task cgroup, for real${cgroupReason.path !== "cgroup" ? ` (skipped: needs a writable cgroup v2 with cgroup.kill: ${cgroupReason.reason})` : ""}`,
   () => {
     const groups = () => setUpTaskCgroups().groups!;
     const ownCgroup = () => readFileSync("/proc/self/cgroup", "latin1").split("\n").find((l) => l.startsWith("0::"));
+
+    test("the report names where the groups live and what the probe's move cost", () => {
+      const { report } = setUpTaskCgroups();
+      expect(report.path).toBe("cgroup");
+      expect(report.reason).toMatch(/^one cgroup v2 per task under \/\S*serverfs; the probe's move into a task cgroup and back took \d+\.\d ms/);
+    });
 
     test("a child is born inside; the group lists it, is killed as a whole, reads empty and is removed", async () => {
       const home = ownCgroup();
