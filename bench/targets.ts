@@ -133,10 +133,12 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   // rows 1-7's baselines: a clear refusal instead of a stack trace from the first spawn
-  const missing = [
-    ["rg", "ripgrep (rows 1-6): apt-get install -y ripgrep"],
-    ["find", "find (row 7): apt-get install -y findutils"],
-  ].filter(([exe]) => Bun.which(exe as string) === null);
+  const missing = (
+    [
+      ["rg", "ripgrep (rows 1-6): apt-get install -y ripgrep"],
+      ["find", "find (row 7): apt-get install -y findutils"],
+    ] as const
+  ).filter(([exe]) => Bun.which(exe) === null);
   if (missing.length > 0) {
     for (const [, what] of missing) console.error(`bench/targets.ts: no ${what}`);
     process.exit(2);
