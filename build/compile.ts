@@ -87,10 +87,15 @@ function writeChecksums(dir: string): void {
   writeFileSync(join(dir, "SHA256SUMS"), checksumLines(dir, names));
 }
 
-/** The file tools' JSON Schemas are converted here, not at every start (src/mcp/tools/fs/schemas.ts). */
-export function generateToolSchemas(): void {
-  const gen = Bun.spawnSync([process.execPath, join(ROOT, "build/tool-schemas.ts")], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: withoutBunOverrides(process.env) });
-  if (gen.exitCode !== 0) throw new Error(`build/tool-schemas.ts failed (exit ${gen.exitCode})`);
+/**
+ * What is computed here, not at every start: the file tools' JSON Schemas (src/mcp/tools/fs/schemas.ts)
+ * and the compiled configuration check (src/config/schema.generated.ts).
+ */
+export function generateBuildTimeModules(): void {
+  for (const script of ["build/tool-schemas.ts", "build/config-check.ts"]) {
+    const gen = Bun.spawnSync([process.execPath, join(ROOT, script)], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: withoutBunOverrides(process.env) });
+    if (gen.exitCode !== 0) throw new Error(`${script} failed (exit ${gen.exitCode})`);
+  }
 }
 
 if (import.meta.main) {
@@ -109,7 +114,7 @@ if (import.meta.main) {
   }
   const targets = (requested.length > 0 ? requested : Object.keys(TARGETS)) as TargetName[];
   mkdirSync(outDir, { recursive: true });
-  generateToolSchemas();
+  generateBuildTimeModules();
   for (const t of targets) {
     const started = performance.now();
     const out = await compile(t, outDir);

@@ -12,7 +12,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { checksumLines, compile, generateToolSchemas, isTarget, type TargetName } from "./compile.ts";
+import { checksumLines, compile, generateBuildTimeModules, isTarget, type TargetName } from "./compile.ts";
 import { bundleBytes } from "./package/mcpb.ts";
 import { ALL_TARGETS, BUNDLE_TARGETS, ROOT, binaryName, bundleName, readMeta, registryName } from "./package/meta.ts";
 import { packMain, packPlatform } from "./package/npm.ts";
@@ -41,7 +41,7 @@ export async function buildPackages(o: PackageOptions): Promise<PackageResult> {
   const written: string[] = [];
 
   if (o.binaries === undefined) {
-    generateToolSchemas();
+    generateBuildTimeModules();
     for (const t of o.targets) {
       say(`building ${t}`);
       await compile(t, o.outDir);

@@ -101,7 +101,7 @@ export function jobs(o: { runs: number | null; quick: boolean }, bin: string): J
     {
       rows: [
         { id: "8", label: "cold start to initialize + tools/list", baseline: startupBaseline, target: 1.3, pick: ratioAt(startup, null) },
-        // serve-cold.ts also starts serve from a config file, which pays the schema check the flags skip
+        // serve-cold.ts also starts serve from a config file, which the flags' start does not read or parse
         ...(coldScript ? [{ id: "8b", label: "cold start, serve --config FILE", baseline: startupBaseline, target: 1.3, pick: ratioAt(startup, "config") }] : []),
       ],
       script: startup,

@@ -1,12 +1,16 @@
-// How long loading + validating examples/serverfs.toml takes, split into the import of
-// arktype's validation core (@ark/schema, which src/config/schema.ts uses), the schema module's
-// own evaluation, and the load itself (TOML parse + shape check + normalizer). The import of the
-// full `arktype` entry point is measured too, as a reference: it is NOT on the load path.
-// Each sample runs in a fresh process; medians of N runs. The baseline — a bare `bun -e 0`
-// start, measured in this same run — tells you how much of a cold start is Bun itself.
+// How long loading + validating examples/serverfs.toml takes. A configuration that passes is
+// decided by the build-time compiled check (src/config/schema.generated.ts) and never loads the
+// schema; one that is refused loads @ark/schema (arktype's validation core) and the schema module
+// to word its problems, so those imports are measured too, split into the import of the core,
+// the schema module's own evaluation and the load itself (TOML parse + check + normalizer), and so
+// is a whole refused load. The import of the full `arktype` entry point is measured as a
+// reference: it is on no load path. Each sample runs in a fresh process; medians of N runs. The
+// baseline — a bare `bun -e 0` start, measured in this same run — tells you how much of a cold
+// start is Bun itself.
 //
 //   bun bench/startup/config-load.ts [N=15]
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -14,6 +18,10 @@ const N = Number(process.argv[2] ?? 15);
 const REPO = path.resolve(import.meta.dir, "../..");
 const BUN = process.execPath;
 const CONFIG = path.join(REPO, "examples/serverfs.toml");
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), "config-load-"));
+process.on("exit", () => fs.rmSync(TMP, { recursive: true, force: true }));
+const REFUSED = path.join(TMP, "refused.toml");
+fs.writeFileSync(REFUSED, '[[workdirs]]\nalias = "docs"\npath = "/srv/docs"\nread_only = "yes"\n');
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -61,6 +69,13 @@ const { loadRegistry } = await import("./src/config/load.ts");
 await loadRegistry({ configFile: ${JSON.stringify(CONFIG)} });
 console.log(JSON.stringify({ coldLoad: performance.now() - t0 }));
 `;
+const refusedScript = `
+const t0 = performance.now();
+const { loadRegistry } = await import("./src/config/load.ts");
+const refused = await loadRegistry({ configFile: ${JSON.stringify(REFUSED)} }).then(() => false, () => true);
+if (!refused) throw new Error("the refused configuration was accepted");
+console.log(JSON.stringify({ refusedLoad: performance.now() - t0 }));
+`;
 const secondLoadScript = `
 const { loadRegistry } = await import("./src/config/load.ts");
 await loadRegistry({ configFile: ${JSON.stringify(CONFIG)} });
@@ -80,6 +95,7 @@ for (let i = 0; i < N; i++) {
   push(inner(splitScript));
   push(inner(arktypeScript));
   push(inner(coldScript));
+  push(inner(refusedScript));
   push(inner(secondLoadScript));
 }
 
@@ -95,8 +111,9 @@ const rows: Array<[string, string]> = [
   ["arkSchemaImport", "  in-process: import @ark/schema (arktype's core)"],
   ["schemaEval", "  in-process: evaluate src/config/schema.ts (@ark/schema already loaded)"],
   ["loaderImport", "  in-process: import load.ts + smol-toml"],
-  ["loadValidate", "  in-process: read + parse + shape check + normalize"],
-  ["coldLoad", "  in-process: everything above from a cold module cache"],
+  ["loadValidate", "  in-process: read + parse + check + normalize (schema already loaded)"],
+  ["coldLoad", "  in-process: load of a configuration that passes, cold module cache (no schema)"],
+  ["refusedLoad", "  in-process: load of a refused configuration, cold module cache (loads the schema)"],
   ["warmLoad", "  in-process: a second load in the same process"],
   ["arktypeFullImport", "  reference, not on the load path: import the full arktype entry point"],
 ];

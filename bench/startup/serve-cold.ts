@@ -4,9 +4,9 @@
 // and answers `initialize` and `tools/list` with the exact bytes serverfs answered them with.
 // Target: serve <= 1.3x the hello-world (median of interleaved runs). serve is started as an MCP
 // host starts it with workdir flags (`--workdir`) and, in the same interleaved runs, with a
-// config file (`--config`, one workdir, the same tools/list): the file's schema check is the part
-// of a start the flags skip (src/config/load.ts), so both figures are printed and both are in
-// RESULT (`ours_ms`/`ratio` the flags', `config` the file's).
+// config file (`--config`, one workdir, the same tools/list): the file is read and parsed, and both
+// are checked by the build-time compiled check (src/config/load.ts), so both figures are printed
+// and both are in RESULT (`ours_ms`/`ratio` the flags', `config` the file's).
 //
 // Usage: bun build/compile.ts linux-x64 && bun bench/startup/serve-cold.ts [runs]   (default 30; at least 20)
 // SERVERFS_BIN=path measures another executable. SERVERFS_BEFORE_BIN=path adds a third program to

@@ -95,7 +95,7 @@ export const BOUNDS = {
   maxConfigFileBytes: 1_048_576,
 } as const;
 
-/** The alias grammar: the schema checks it, and `serve --workdir` uses it to skip the schema (load.ts). */
+/** The alias grammar: the schema checks it, and the MCP Bundle's folder workdirs are named by it (folder-workdirs.ts). */
 export const ALIAS_PATTERN = "^[A-Za-z][A-Za-z0-9_-]{0,31}$";
 
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;

@@ -3,10 +3,10 @@
 // raw document shape and go through the same schema check and the same normalizer, so nothing
 // is accepted from one source and refused from another.
 import { parseEnvSource } from "./env-source.ts";
-import { ALIAS_PATTERN, BOUNDS } from "./defaults.ts";
 import { currentHomeFacts, type HomeFacts } from "./home-path.ts";
 import { independentFieldProblems, normalizeDocument } from "./normalize.ts";
 import { configurationError, nameProblems, type KeyNamer } from "./problems.ts";
+import { documentAllows } from "./schema.generated.ts";
 import { parseTomlSource } from "./toml-source.ts";
 import type { RawDocument } from "./schema.ts";
 import type { Registry, RegistrySource } from "./types.ts";
@@ -61,30 +61,16 @@ export async function registryFromWorkdirArgs(
     if (head === "workdirs" && typeof index === "number") return `#${index + 1}${typeof field === "string" ? `.${field}` : ""}`;
     return p.join(".");
   };
-  const doc = { workdirs };
-  const registry = passesShapeCheck(doc) ? normalized(doc, namer, label) : await validate(doc, namer, label);
+  const registry = await validate({ workdirs }, namer, label);
   return { registry, source: { format: "cli", file: null }, keyName: namer };
 }
 
-const ALIAS = new RegExp(ALIAS_PATTERN);
-
-/**
- * A `--workdir` document has only string aliases, string paths and boolean read_only flags, so
- * the schema can refuse it for two reasons only: the workdir count and an alias outside the
- * grammar (the same pattern the schema compiles). When neither applies the schema would hand the
- * document back unchanged, and loading it (the largest cost of a `serve` start) is skipped; a
- * refusal still comes from the schema, in its words (test/config/workdir-args.test.ts holds the
- * two to the same verdict).
- */
-export function passesShapeCheck(doc: { workdirs: readonly { alias: string }[] }): boolean {
-  const n = doc.workdirs.length;
-  return n >= 1 && n <= BOUNDS.maxTomlWorkdirs && doc.workdirs.every((w) => ALIAS.test(w.alias));
-}
-
 async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Registry> {
-  // Imported here, not at the top: the schema (arktype's core, ~100 ms to import and build) is
-  // the dominant cost of loading a config (bench/startup/config-load.ts), and modules that
-  // import this file without loading a config must not pay it.
+  // The schema's own check, compiled at build time (./schema.generated.ts), answers for a document
+  // it accepts; a document that passes comes back from the schema unchanged, so that answer is all
+  // a start needs. Only a refusal loads the schema (arktype's core, the dominant cost of loading a
+  // config: bench/startup/config-load.ts), to say what is wrong in its words.
+  if (documentAllows(raw)) return normalized(raw as RawDocument, namer, file);
   const { checkRawDocument } = await import("./schema.ts");
   const checked = checkRawDocument(raw);
   if (!checked.ok) {

@@ -64,10 +64,13 @@ function table(required: Record<string, Node>, optional: Record<string, Node>): 
   });
 }
 
-// `boolean` is a union (true | false) and would report as one; a predicate reports "a boolean".
-const bool: Node = rootSchema({
-  predicate: [(v: unknown, ctx) => typeof v === "boolean" || ctx.mustBe("a boolean (true or false)")],
-});
+// A union of the two units, each with the union's wording, so a failure reads "expected a boolean
+// (true or false)". Not a predicate: a predicate is a function of ours that the build-time
+// compilation of this schema (build/config-check.ts) could not carry into generated code.
+const bool: Node = (() => {
+  const meta = "a boolean (true or false)";
+  return rootSchema({ branches: [{ unit: true, meta }, { unit: false, meta }], meta });
+})();
 const positiveInt = integerIn(Number.MAX_SAFE_INTEGER, "a positive integer");
 /** `event_idle_timeout_seconds`: 0 turns the idle bound off (it has a default). */
 const idleSeconds: Node = (() => {
@@ -253,6 +256,15 @@ function documentNode(raw: unknown): Node {
     documents.set(signature, node);
   }
   return node;
+}
+
+/**
+ * The node for a document that may have every section: the one build/config-check.ts compiles
+ * into src/config/schema.generated.ts. Its verdict on any document equals documentNode's (a
+ * section the document omits checks nothing either way).
+ */
+export function fullDocumentNode(): Node {
+  return documentNode(Object.fromEntries([["workdirs", []], ...Object.keys(SECTIONS).map((name) => [name, {}])]));
 }
 
 // ---- the TypeScript view of a document that passed the check above.

@@ -1,7 +1,8 @@
 // `serve --workdir ALIAS=PATH[:rw]`: the zero-config source goes through the same validator.
 import { afterAll, describe, expect, test } from "bun:test";
 import { cleanupTempDirs } from "./helpers.ts";
-import { passesShapeCheck, registryFromWorkdirArgs } from "../../src/config/load.ts";
+import { registryFromWorkdirArgs } from "../../src/config/load.ts";
+import { documentAllows } from "../../src/config/schema.generated.ts";
 import { checkRawDocument } from "../../src/config/schema.ts";
 import { ServerfsError } from "../../src/errors.ts";
 
@@ -48,9 +49,9 @@ describe("registryFromWorkdirArgs", () => {
   });
 });
 
-describe("the --workdir shape check that skips the schema", () => {
-  // serve --workdir does not load the schema when passesShapeCheck says the document would pass
-  // it; that is only sound while the two agree on every document --workdir can produce.
+describe("--workdir documents and the compiled check that skips the schema", () => {
+  // serve --workdir does not load the schema when the build-time compiled check says the document
+  // passes (src/config/schema.generated.ts); on every document --workdir can produce, the two agree.
   const aliases = [
     "a", "Z", "docs", "a-b_c9", "A".repeat(32), "A".repeat(33), "", "1a", "_a", "-a", "a b", "a.b", "a:b",
     "a/b", "a\n", "\na", "a\u0000", "ä", "aé", "a\u200b", "ａ", "a=b", "a\r",
@@ -60,7 +61,7 @@ describe("the --workdir shape check that skips the schema", () => {
   test.each(aliases)("alias %j: the same verdict as the schema, and the document unchanged", (alias) => {
     for (const d of [doc([alias]), doc(["first", alias], false)]) {
       const checked = checkRawDocument(d);
-      expect(passesShapeCheck(d)).toBe(checked.ok);
+      expect(documentAllows(d)).toBe(checked.ok);
       if (checked.ok) expect(checked.doc).toEqual(d);
     }
   });
@@ -68,9 +69,9 @@ describe("the --workdir shape check that skips the schema", () => {
   test("workdir counts at and beyond the bounds", () => {
     for (const n of [0, 1, 63, 64, 65]) {
       const d = doc(Array.from({ length: n }, (_, i) => `w${i}`));
-      expect(passesShapeCheck(d)).toBe(checkRawDocument(d).ok);
+      expect(documentAllows(d)).toBe(checkRawDocument(d).ok);
     }
-    expect(passesShapeCheck(doc(Array.from({ length: 64 }, (_, i) => `w${i}`)))).toBe(true);
-    expect(passesShapeCheck(doc(Array.from({ length: 65 }, (_, i) => `w${i}`)))).toBe(false);
+    expect(documentAllows(doc(Array.from({ length: 64 }, (_, i) => `w${i}`)))).toBe(true);
+    expect(documentAllows(doc(Array.from({ length: 65 }, (_, i) => `w${i}`)))).toBe(false);
   });
 });
