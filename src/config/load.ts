@@ -70,7 +70,7 @@ async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Re
   // it accepts; a document that passes comes back from the schema unchanged, so that answer is all
   // a start needs. Only a refusal loads the schema (arktype's core, the dominant cost of loading a
   // config: bench/startup/config-load.ts), to say what is wrong in its words.
-  if (documentAllows(raw)) return normalized(raw as RawDocument, namer, file);
+  if (allowedWithoutSchema(raw)) return normalized(raw as RawDocument, namer, file);
   const { checkRawDocument } = await import("./schema.ts");
   const checked = checkRawDocument(raw);
   if (!checked.ok) {
@@ -78,6 +78,15 @@ async function validate(raw: unknown, namer: KeyNamer, file: string): Promise<Re
     throw configurationError(file, nameProblems(problems, namer));
   }
   return normalized(checked.doc, namer, file);
+}
+
+/** The compiled check's yes; anything else (a no, or a throw it should never make) asks the schema. */
+function allowedWithoutSchema(raw: unknown): boolean {
+  try {
+    return documentAllows(raw);
+  } catch {
+    return false;
+  }
 }
 
 function normalized(doc: RawDocument, namer: KeyNamer, file: string): Registry {
