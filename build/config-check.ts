@@ -4,10 +4,10 @@
 // `serve --config` start (bench/startup/serve-cold.ts); a refusal still comes from the schema,
 // in its words. Usage: bun build/config-check.ts [--check]
 // build/compile.ts runs it before compiling; --check only exits 1 when the file is stale.
-import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NodeCompiler } from "@ark/schema";
 import { fullDocumentNode } from "../src/config/schema.ts";
+import { writeOrCheckGenerated } from "./generated-module.ts";
 
 export const GENERATED_FILE = join(resolve(import.meta.dir, ".."), "src/config/schema.generated.ts");
 
@@ -81,15 +81,4 @@ export function renderGenerated(): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  const text = renderGenerated();
-  if (process.argv.includes("--check")) {
-    if (readFileSync(GENERATED_FILE, "utf8") !== text) {
-      process.stderr.write(`build: ${GENERATED_FILE} is stale: run bun build/config-check.ts\n`);
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(GENERATED_FILE, text);
-    process.stderr.write(`build: wrote ${GENERATED_FILE}\n`);
-  }
-}
+if (import.meta.main) writeOrCheckGenerated(GENERATED_FILE, renderGenerated(), "build/config-check.ts");

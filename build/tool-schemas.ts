@@ -2,13 +2,13 @@
 // JSON Schemas converted from its zod schemas, annotations) at the limits of a deployment with
 // default limits (see src/mcp/tools/fs/schemas.ts). Usage: bun build/tool-schemas.ts [--check]
 // build/compile.ts runs it before compiling; --check only exits 1 when the file is stale.
-import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Tool } from "@modelcontextprotocol/server";
 import { registryFromWorkdirArgs } from "../src/config/load.ts";
 import { createFileService } from "../src/fs/index.ts";
 import { buildToolSurface } from "../src/mcp/surface.ts";
 import type { FsToolLimits } from "../src/mcp/tools/fs/common.ts";
+import { writeOrCheckGenerated } from "./generated-module.ts";
 
 export const GENERATED_FILE = join(resolve(import.meta.dir, ".."), "src/mcp/tools/fs/schemas.generated.ts");
 
@@ -46,15 +46,4 @@ export function renderGenerated(converted: ConvertedListing): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  const text = renderGenerated(await convertFsToolListing());
-  if (process.argv.includes("--check")) {
-    if (readFileSync(GENERATED_FILE, "utf8") !== text) {
-      process.stderr.write(`build: ${GENERATED_FILE} is stale: run bun build/tool-schemas.ts\n`);
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(GENERATED_FILE, text);
-    process.stderr.write(`build: wrote ${GENERATED_FILE}\n`);
-  }
-}
+if (import.meta.main) writeOrCheckGenerated(GENERATED_FILE, renderGenerated(await convertFsToolListing()), "build/tool-schemas.ts");

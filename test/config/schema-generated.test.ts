@@ -88,10 +88,12 @@ function paths(v: Value, at: (string | number)[] = []): (string | number)[][] {
   return out;
 }
 
+function valueAt(doc: Value, path: (string | number)[]): Value {
+  return path.reduce<Value>((cur, k) => (cur as Table)[k as string], doc);
+}
+
 function parentOf(doc: Value, path: (string | number)[]): Table {
-  let cur = doc as Table;
-  for (const p of path.slice(0, -1)) cur = cur[p] as Table;
-  return cur;
+  return valueAt(doc, path.slice(0, -1)) as Table;
 }
 
 function withValue(doc: Table, path: (string | number)[], value: Value): Table {
@@ -125,7 +127,7 @@ function mutations(): Value[] {
     docs.push(without(base, path));
   }
   const tables = [[], ...paths(base).filter((p) => {
-    const v = p.reduce<Value>((cur, k) => (cur as Table)[k as string], base);
+    const v = valueAt(base, p);
     return v !== null && typeof v === "object" && !Array.isArray(v);
   })];
   for (const path of tables) {
@@ -133,12 +135,12 @@ function mutations(): Value[] {
     // `in` must not take them for declared keys; "__proto__" is an own key here (JSON.parse).
     for (const key of ["zz", "constructor", "toString", "hasOwnProperty", "Alias", "alias "]) {
       const d = clone(base);
-      const t = path.reduce<Value>((cur, k) => (cur as Table)[k as string], d) as Table;
+      const t = valueAt(d, path) as Table;
       t[key] = 1;
       docs.push(d);
     }
     const d = clone(base);
-    const t = path.reduce<Value>((cur, k) => (cur as Table)[k as string], d) as Table;
+    const t = valueAt(d, path) as Table;
     Object.assign(t, JSON.parse('{"__proto__": 1}'));
     docs.push(d);
   }
