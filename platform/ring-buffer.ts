@@ -58,3 +58,40 @@ export class ByteRing {
     this.start = 0;
   }
 }
+
+/**
+ * A stream's most recent bytes, kept in a ByteRing as they arrive: a provider's stderr. The pipe is
+ * read asynchronously, so bytes a process wrote just before it died may still be on their way when
+ * it is gone; `drained` waits for the stream's end, after which the tail holds all it carried.
+ */
+export class StreamTail {
+  private readonly ring: ByteRing;
+  private readonly ended: Promise<void>;
+
+  constructor(stream: ReadableStream<Uint8Array>, limit: number) {
+    this.ring = new ByteRing(limit);
+    this.ended = this.pump(stream);
+  }
+
+  snapshot(): Uint8Array {
+    return this.ring.snapshot();
+  }
+
+  /**
+   * Resolves once the stream has ended, or after `ms` at most: an end that never comes (a writer
+   * left outside the tree) costs the wait, never a hang.
+   */
+  async drained(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
+  private async pump(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream) this.ring.push(chunk);
+    } catch {
+      // The pipe closed under us (child killed): the tail we have is the tail.
+    }
+  }
+}

@@ -42,7 +42,10 @@ export interface ContainedProcess {
   readonly runId: string;
   readonly stdin: import("bun").FileSink;
   readonly stdout: ReadableStream<Uint8Array>;
-  /** The most recent stderr bytes, bounded by stderrLimitBytes. */
+  /**
+   * The most recent stderr bytes, bounded by stderrLimitBytes. Once stop() has proved the tree
+   * stopped, they include everything it wrote: the stop reads the pipe to its end first.
+   */
   stderrTail(): Uint8Array;
   /** Resolves with the leader's exit code (or signal as 128+n) when the leader exits. */
   readonly exited: Promise<number>;

@@ -4,7 +4,7 @@
 import { closeSync } from "node:fs";
 import { platformError } from "../errors.ts";
 import { RUN_ID_PATTERN, scrubEnv } from "../env.ts";
-import { ByteRing } from "../ring-buffer.ts";
+import { StreamTail } from "../ring-buffer.ts";
 import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
 import { ContainmentSet, type EngineHooks } from "./containment-set.ts";
 import type { ProcReader } from "./process-table.ts";
@@ -12,6 +12,11 @@ import { MarkerBoundaries } from "./marker-boundary.ts";
 import { combineGroups, type TaskGroup, type TaskGroups } from "./task-group.ts";
 
 export const DEFAULT_STDERR_LIMIT = 64 * 1024;
+/**
+ * After a proved stop, how long the stderr pipe gets to deliver what the tree wrote before it died
+ * (it is already in the pipe; only a writer outside the tree could hold its end open this long).
+ */
+export const STDERR_DRAIN_MS = 500;
 /** How long the KILL phase keeps looking for stragglers before reporting them as survivors. */
 export const DEFAULT_KILL_PHASE_MS = 2000;
 
@@ -108,8 +113,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       group,
       bornSince: boundary.since,
     });
-    const ring = new ByteRing(spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
-    void pumpInto(child.stderr, ring);
+    const stderr = new StreamTail(child.stderr, spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
     const exited = child.exited.then((code) => {
       bunChildren.delete(pid);
       // Removed only if empty (the kernel refuses otherwise); a task whose stop is never asked
@@ -122,7 +126,7 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
       runId: spec.runId,
       stdin: child.stdin,
       stdout: child.stdout,
-      stderrTail: () => ring.snapshot(),
+      stderrTail: () => stderr.snapshot(),
       exited,
       stop: async (graceMs: number) => {
         const evidence = await set.stop(graceMs);
@@ -131,6 +135,8 @@ export function createPosixContainment(options: PosixContainmentOptions): Contai
         if (evidence.proved) {
           boundary.close();
           options.onProved?.(spec.runId);
+          // no writer of the stderr pipe is left: read it to its end before anyone takes the tail
+          await stderr.drained(STDERR_DRAIN_MS);
         }
         return evidence;
       },
@@ -189,13 +195,5 @@ function bornInside<T>(group: TaskGroup, start: () => T, withoutGroup: () => voi
     group.remove();
     withoutGroup();
     return start();
-  }
-}
-
-async function pumpInto(stream: ReadableStream<Uint8Array>, ring: ByteRing): Promise<void> {
-  try {
-    for await (const chunk of stream) ring.push(chunk);
-  } catch {
-    // The pipe closed under us (child killed): the tail we have is the tail.
   }
 }

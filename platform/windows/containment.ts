@@ -9,8 +9,8 @@
 import { platformError } from "../errors.ts";
 import { scrubEnv } from "../env.ts";
 import { GO_BYTE, launcherCommand } from "../launcher.ts";
-import { DEFAULT_KILL_PHASE_MS, DEFAULT_STDERR_LIMIT, validateSpawnSpec } from "../posix/containment.ts";
-import { ByteRing } from "../ring-buffer.ts";
+import { DEFAULT_KILL_PHASE_MS, DEFAULT_STDERR_LIMIT, STDERR_DRAIN_MS, validateSpawnSpec } from "../posix/containment.ts";
+import { StreamTail } from "../ring-buffer.ts";
 import type { ContainedProcess, Containment, SpawnSpec, StopEvidence, SweepResult } from "../types.ts";
 import { JobObject } from "./job.ts";
 import { JobTree, stopJob } from "./job-stop.ts";
@@ -48,21 +48,14 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
     tree.note([child.pid]);
     child.stdin.write(new Uint8Array([GO_BYTE]));
     await child.stdin.flush();
-    const ring = new ByteRing(spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
-    void (async () => {
-      try {
-        for await (const chunk of child.stderr) ring.push(chunk);
-      } catch {
-        // pipe closed
-      }
-    })();
+    const stderr = new StreamTail(child.stderr, spec.stderrLimitBytes ?? DEFAULT_STDERR_LIMIT);
     let stopping: Promise<StopEvidence> | null = null;
     return {
       pid: child.pid,
       runId: spec.runId,
       stdin: child.stdin,
       stdout: child.stdout,
-      stderrTail: () => ring.snapshot(),
+      stderrTail: () => stderr.snapshot(),
       exited: child.exited,
       stop(graceMs: number): Promise<StopEvidence> {
         if (stopping === null) {
@@ -72,9 +65,15 @@ export function createWindowsContainment(options: { killPhaseMs?: number } = {})
             } catch {
               // already closed
             }
-          }, killPhaseMs).finally(() => {
-            stopping = null;
-          });
+          }, killPhaseMs)
+            .then(async (evidence) => {
+              // no writer of the stderr pipe is left: read it to its end before anyone takes the tail
+              if (evidence.proved) await stderr.drained(STDERR_DRAIN_MS);
+              return evidence;
+            })
+            .finally(() => {
+              stopping = null;
+            });
         }
         return stopping;
       },

@@ -44,6 +44,27 @@ describe.skipIf(!isLinux)("containment basics (Linux, real processes)", () => {
     expect(new TextDecoder().decode(p.stderrTail())).toBe("5678901234567890123456789");
   });
 
+  test("after a proved stop the stderr tail holds everything the tree wrote, its last words too", async () => {
+    // A grandchild writes 40 KB of stderr (several pipe reads) and the tree is gone at once: the
+    // tail is taken with no waiting of the test's own, as the Bridge takes it after the stop. The
+    // contract end to end; whether the pipe still held bytes at the stop is up to the scheduler
+    // (test/runtimes/acp/bridge.test.ts once lost an agent's last line so), so what fails for
+    // certain without the stop's read to the end is StreamTail's own test (test/platform/pure.test.ts).
+    const p = await c.spawn({
+      argv: ["sh", "-c", 'sh -c \'i=0; while [ $i -lt 4000 ]; do printf 0123456789 >&2; i=$((i+1)); done; printf "last words" >&2\''],
+      cwd: tmpdir(),
+      env: childEnv(),
+      runId: uniqueRunId("tail"),
+    });
+    spawned.push(p);
+    expect(await p.exited).toBe(0);
+    const ev = await p.stop(100);
+    expect(ev.proved).toBe(true);
+    const tail = p.stderrTail();
+    expect(tail.length).toBe(40_010);
+    expect(new TextDecoder().decode(tail.subarray(tail.length - 20))).toBe("0123456789last words");
+  });
+
   test("exit code and signal exit are reported as the leader's code / 128+n", async () => {
     const a = await c.spawn({ argv: ["sh", "-c", "exit 7"], cwd: tmpdir(), env: childEnv(), runId: uniqueRunId("code") });
     expect(await a.exited).toBe(7);

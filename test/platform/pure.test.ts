@@ -10,7 +10,7 @@ import { scrubEnv } from "../../platform/env.ts";
 import { parseProcStat, readProcFile } from "../../platform/linux/proc-reader.ts";
 import { findMarker, findMarkerInBlock } from "../../platform/posix/process-table.ts";
 import { removeTree } from "../../platform/fs/remove-tree.ts";
-import { ByteRing } from "../../platform/ring-buffer.ts";
+import { ByteRing, StreamTail } from "../../platform/ring-buffer.ts";
 import { joinWindowsCommandLine, quoteWindowsArg, splitWindowsCommandLine } from "../../platform/windows/argv-quote.ts";
 
 describe("scrubEnv", () => {
@@ -43,6 +43,32 @@ describe("scrubEnv", () => {
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.keys(out).sort()).toEqual(["A", "__proto__", "constructor"]);
     expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toBe("x");
+  });
+});
+
+describe("StreamTail", () => {
+  const bytes = (t: string) => new TextEncoder().encode(t);
+
+  test("drained() resolves only once the stream has ended, with every byte it carried in the tail", async () => {
+    let ctl!: ReadableStreamDefaultController<Uint8Array>;
+    const tail = new StreamTail(new ReadableStream<Uint8Array>({ start: (c) => void (ctl = c) }), 64);
+    ctl.enqueue(bytes("first "));
+    let drained = false;
+    const waiting = tail.drained(60_000).then(() => (drained = true));
+    await Bun.sleep(0);
+    expect(drained).toBe(false);
+    ctl.enqueue(bytes("last"));
+    ctl.close();
+    await waiting;
+    expect(new TextDecoder().decode(tail.snapshot())).toBe("first last");
+  });
+
+  test("a stream that never ends costs drained() its bound, never a hang", async () => {
+    let ctl!: ReadableStreamDefaultController<Uint8Array>;
+    const tail = new StreamTail(new ReadableStream<Uint8Array>({ start: (c) => void (ctl = c) }), 64);
+    ctl.enqueue(bytes("open"));
+    await tail.drained(10);
+    expect(new TextDecoder().decode(tail.snapshot())).toBe("open");
   });
 });
 
