@@ -23,7 +23,7 @@ const realWindows = onWindows && !underWine;
 // under Wine on Z: (the Unix root), so the Linux side can name the same files
 const base = fs.realpathSync(fs.mkdtempSync(path.join(underWine ? "Z:\\tmp" : os.tmpdir(), "serverfs-rmtree-")));
 afterAll(() => {
-  if (underWine) unixRun("/bin/rm", ["-rf", unixPath(base)]);
+  if (underWine) unixRun("/bin/rm", ["-rf", unixPath(base)], () => !fs.existsSync(base));
   else fs.rmSync(base, { recursive: true, force: true });
 });
 
@@ -56,10 +56,18 @@ function unixPath(p: string): string {
   return p.replace(/^[Zz]:/, "").replaceAll("\\", "/");
 }
 
-/** Run a native Linux program from inside Wine and wait for it (start /wait /unix). */
-function unixRun(program: string, args: string[]): void {
+/**
+ * Run a native Linux program from inside Wine (start /wait /unix), then wait for its effect:
+ * `/wait` does not always wait for a program that is not a Windows one (a CI run once listed the
+ * directory before `ln` had made its link), so the setup waits until `done()` holds, for at most
+ * ten seconds, and fails with its own message if it never does. No assertion waits on a clock.
+ */
+function unixRun(program: string, args: string[], done: () => boolean): void {
   const r = spawnSync("start.exe", ["/wait", "/unix", program, ...args], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`start /unix ${program} exited ${r.status}: ${r.stderr}`);
+  for (const end = performance.now() + 10_000; !done(); Bun.sleepSync(10)) {
+    if (performance.now() > end) throw new Error(`start /unix ${program}: its effect never appeared`);
+  }
 }
 
 function mklink(args: string[]): void {
@@ -92,7 +100,8 @@ describe.skipIf(!underWine)("removeTree under Wine (Windows lane)", () => {
   test("a Unix symlink Wine follows is left in place with ELOOP; its target keeps every file", () => {
     const t = target("wine-target");
     const b = box("wine-box");
-    unixRun("/bin/ln", ["-s", unixPath(t), unixPath(path.join(b, "sub", "dir-link"))]);
+    const link = path.join(b, "sub", "dir-link");
+    unixRun("/bin/ln", ["-s", unixPath(t), unixPath(link)], () => fs.existsSync(link));
     expect(fs.readdirSync(path.join(b, "sub")).sort()).toEqual(["dir-link", "ro.txt"]);
     let code: unknown;
     try {
@@ -110,7 +119,7 @@ describe.skipIf(!underWine)("removeTree under Wine (Windows lane)", () => {
   test("a top that is itself a Unix symlink is refused with ELOOP and its target keeps every file", () => {
     const t = target("wine-top-target");
     const top = path.join(base, "wine-top-link");
-    unixRun("/bin/ln", ["-s", unixPath(t), unixPath(top)]);
+    unixRun("/bin/ln", ["-s", unixPath(t), unixPath(top)], () => fs.existsSync(top));
     let code: unknown;
     try {
       removeTree(top);
