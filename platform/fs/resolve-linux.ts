@@ -246,6 +246,16 @@ export function openReadBeneath(dirFd: number, name: string, noXdev: boolean): n
   return sys.openat2(dirFd, name, FLAGS.read, 0, noXdev);
 }
 
+/**
+ * Record, on this thread, whether lookups below `fd` stay on its mount: for the search worker,
+ * which walks below a root the main thread opened and so has no entry for it in `confined`.
+ * Called before every unit of work on that root, so a reused descriptor number never keeps an
+ * older answer; every descriptor the walk opens below it inherits the answer through openBeneath.
+ */
+export function adoptConfinement(fd: number, noXdev: boolean): void {
+  tag(fd, noXdev);
+}
+
 /** Whether openBeneath opens below this descriptor with RESOLVE_NO_XDEV (a cross_mounts = false workdir). */
 export function isConfined(fd: number): boolean {
   return confined.has(fd);

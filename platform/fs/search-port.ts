@@ -5,6 +5,8 @@
 //   where the kernel itself checks each open: Linux's openat2 (RESOLVE_BENEATH, no symlinks, no
 //   magic links, and RESOLVE_NO_XDEV for a cross_mounts = false workdir). Elsewhere there is no
 //   worker opener and every batch is scanned on the main thread, with the same results.
+// - The same thread's way to walk below a workdir root the main thread holds (find_files hands it
+//   sub-trees): the platform's FsNative, told whether that root is confined to its mount.
 // - Whether a held directory descriptor refuses mount crossings, which the worker's opens must
 //   repeat.
 // - The per-file and per-entry syscall wrappers that search keeps below JavaScriptCore's top JIT
@@ -14,7 +16,8 @@ import { select } from "../os.ts";
 import { SmallestEntries } from "./dir-select.ts";
 import { DirentReader } from "./dirents-linux.ts";
 import { close, getdents64, hasOpenat2, openat2, statFacts, wrapperHelpers } from "./linux.ts";
-import { isConfined, linuxNative, openReadBeneath } from "./resolve-linux.ts";
+import type { FsNative } from "./native-types.ts";
+import { adoptConfinement, isConfined, linuxNative, openReadBeneath } from "./resolve-linux.ts";
 import { scanIo } from "./scan-io.ts";
 
 /** How the search worker opens and closes the files it scans. */
@@ -30,6 +33,23 @@ const linuxOpener: WorkerOpener = { openRead: openReadBeneath, close };
 export function workerOpener(): WorkerOpener | null {
   return select<WorkerOpener | null>({
     linux: () => (hasOpenat2() ? linuxOpener : null),
+    other: () => null,
+  });
+}
+
+/**
+ * The worker's filesystem port for walking below the held root `rootFd`, whose opens refuse to
+ * cross a mount when `noXdev` (what refusesMountCrossing said on the main thread); null where
+ * there is no worker opener. Every directory the walk opens goes through openat2 beneath it, so
+ * the kernel checks each one as it does the scanner's opens.
+ */
+export function workerWalkNative(rootFd: number, noXdev: boolean): FsNative | null {
+  if (workerOpener() === null) return null;
+  return select<FsNative | null>({
+    linux: () => {
+      adoptConfinement(rootFd, noXdev);
+      return linuxNative;
+    },
     other: () => null,
   });
 }

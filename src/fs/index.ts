@@ -3,7 +3,7 @@ export { createFileService, DEFAULT_MAX_LINES, type FileService, type PublishedL
 export { processMutationGate, type MutationGate } from "./gate.ts";
 export { SWEEP_MAX_DEPTH, SWEEP_MAX_ENTRIES, type SweepReport } from "./temp-sweep.ts";
 export type { ListDirectoryOutput, ListEntry } from "./list.ts";
-export type { FindOutput } from "./find.ts";
+export type { FindOutput } from "./search/index.ts";
 export { DEFAULT_TREE_DEPTH, MAX_TREE_DEPTH, type DirectoryTreeOutput, type TreeNode } from "./tree.ts";
 export { startSearchWorker, type SearchMatch, type SearchOutput } from "./search/index.ts";
 export type { ReadTextOutput } from "./read.ts";

@@ -9,7 +9,7 @@ import { deleteFile, type DeleteFileOutput } from "./delete.ts";
 import { createDirectory, deleteDirectory, type CreateDirectoryOutput, type DeleteDirectoryOutput } from "./directory.ts";
 import { downloadBinaryFile, uploadBinaryFile, type BinaryMeta, type UploadOutput } from "./binary.ts";
 import { editTextFile, type EditTextOutput, type TextEdit } from "./edit.ts";
-import { findFiles, type FindOutput } from "./find.ts";
+import { findFiles, type FindOutput } from "./search/index.ts";
 import { processMutationGate, type MutationGate } from "./gate.ts";
 import { listDirectory, type ListDirectoryOutput } from "./list.ts";
 import { moveFile, type MoveOutput } from "./move.ts";

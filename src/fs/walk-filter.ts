@@ -25,7 +25,7 @@ export function walkIgnoreFor(ws: Workspace, t: Target, args: WalkFilterArgs): W
 }
 
 /** One test for every `exclude` glob: (path relative to the walk root, name) -> excluded; null for none. */
-export function compileExclude(t: Target, exclude: readonly string[] | undefined): ((sub: string, name: string) => boolean) | null {
+export function compileExclude(t: Pick<Target, "alias" | "rel">, exclude: readonly string[] | undefined): ((sub: string, name: string) => boolean) | null {
   if (exclude === undefined || exclude.length === 0) return null;
   if (exclude.length > MAX_EXCLUDE_GLOBS) throw fail("INVALID_ARGUMENT", t.alias, t.rel, `exclude may hold at most ${MAX_EXCLUDE_GLOBS} globs`);
   const tests = exclude.map((g, i) => {

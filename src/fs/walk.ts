@@ -6,10 +6,21 @@
 import { edenGC } from "bun:jsc";
 import { HeapCollector } from "../common/heap-collector.ts";
 import { errnoCode } from "../errors.ts";
-import type { Target, Workspace } from "./context.ts";
+import type { FsNative } from "../../platform/fs/native.ts";
 import { fail, faultFailure, openFailure } from "./fail.ts";
 import { globWork } from "./glob.ts";
 import type { DirEntryInfo, DirSelection, DirSmallest } from "../../platform/fs/native.ts";
+
+/** What a walk step needs of its workspace: the filesystem port (either thread has one). */
+export interface WalkNative {
+  readonly native: FsNative;
+}
+
+/** What a walk's errors name: the call's workdir alias and walk root. */
+export interface WalkCaller {
+  readonly alias: string;
+  readonly rel: string;
+}
 
 /** Out of file descriptors (process or system): RESOURCE_EXHAUSTED, never "skip this one". */
 export function exhausted(err: unknown): boolean {
@@ -18,7 +29,7 @@ export function exhausted(err: unknown): boolean {
 }
 
 /** Open one directory of the walk; null when a sub-directory is to be skipped. */
-export function openWalkDir(ws: Workspace, t: Target, root: number, dir: { parts: string[]; rel: string }, isRoot: boolean): number | null {
+export function openWalkDir(ws: WalkNative, t: WalkCaller, root: number, dir: { parts: string[]; rel: string }, isRoot: boolean): number | null {
   try {
     return ws.native.openBeneath(root, dir.parts, "dirList");
   } catch (err) {
@@ -39,8 +50,8 @@ export class WalkDirRead {
   private sel: DirSmallest | null = null;
 
   constructor(
-    ws: Workspace,
-    private readonly t: Target,
+    ws: WalkNative,
+    private readonly t: WalkCaller,
     dirFd: number,
     budget: number,
     /** The walk's root: a filesystem fault reading it is the caller's answer (IO_ERROR), not a skip. */
@@ -82,7 +93,7 @@ export async function readDirPaced(sel: DirSmallest, clock: WalkClock): Promise<
 }
 
 /** An entry's kind, asking the filesystem only when readdir could not tell; null if it vanished. */
-export function entryKind(ws: Workspace, dirFd: number, e: DirEntryInfo): "file" | "directory" | "other" | null {
+export function entryKind(ws: WalkNative, dirFd: number, e: DirEntryInfo): "file" | "directory" | "other" | null {
   if (e.kind !== "unknown") return e.kind === "file" || e.kind === "directory" ? e.kind : "other";
   try {
     const st = ws.native.lstatChild(dirFd, e.name);
@@ -143,9 +154,10 @@ export class WalkClock {
   private ticks = 0;
 
   constructor(
-    private readonly t: Target,
+    private readonly t: WalkCaller,
     timeoutSeconds: number,
-    private readonly signal: AbortSignal | undefined,
+    /** An AbortSignal, or the search worker's view of its shared cancellation word. */
+    private readonly signal: { readonly aborted: boolean } | undefined,
     private readonly what: string,
     private readonly sampleEvery: number,
     /** Ticks between young collections: search leaves more garbage per entry than find (batches, messages). */
@@ -194,6 +206,18 @@ export class WalkClock {
     lastWalkActivity = now;
     if (now > this.deadlineAt) throw fail("SEARCH_TIMEOUT", this.t.alias, this.t.rel);
     return now - this.lastYield > YIELD_EVERY_MS;
+  }
+
+  /** The deadline on the wall clock every thread shares (for the search worker's share of a walk). */
+  deadlineEpochMs(): number {
+    return Date.now() + (this.deadlineAt - performance.now());
+  }
+
+  /** After the walk awaited something else (the search worker): read the clock, and end a cancelled walk. */
+  resumed(): void {
+    this.cancelled();
+    this.due();
+    this.lastYield = performance.now();
   }
 
   async pause(): Promise<void> {

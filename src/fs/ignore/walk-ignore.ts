@@ -29,6 +29,8 @@ export interface IgnoreLevel {
   /** Workdir-relative directory the rules are relative to ("" for the root and info/exclude). */
   readonly base: string;
   readonly rules: IgnoreRules;
+  /** What `rules` was compiled from: a level crosses to another thread as these (./level-wire.ts). */
+  readonly patterns: readonly IgnorePattern[];
 }
 
 /** What the rules say of a name whose kind is not known yet (a listing's filter). */
@@ -53,6 +55,25 @@ export class WalkIgnore {
     return this.moreNotes === 0 ? [...this.notes] : [...this.notes, `… and ${this.moreNotes} more ignore-file warnings`];
   }
 
+  /** Warnings raised so far, those past MAX_WARNINGS included (a worker's walk marks where each arose). */
+  get warned(): number {
+    return this.notes.length + this.moreNotes;
+  }
+
+  /**
+   * A warning another thread's walk raised, in walk order: its text, or null for one past that
+   * walk's own MAX_WARNINGS, which this walk can only count (it is past its cap too).
+   */
+  absorbWarning(text: string | null): void {
+    if (text === null) this.moreNotes++;
+    else this.warn(text);
+  }
+
+  /** The texts kept so far, without the "and N more" line. */
+  keptWarnings(): readonly string[] {
+    return this.notes;
+  }
+
   private warn(text: string): void {
     if (this.notes.length < MAX_WARNINGS) this.notes.push(text);
     else this.moreNotes++;
@@ -67,7 +88,7 @@ export class WalkIgnore {
   start(parts: readonly string[]): { level: IgnoreLevel | null; insideIgnored: boolean } {
     let level: IgnoreLevel | null = null;
     const exclude = this.readFile(this.rootFd, EXCLUDE_PARTS, EXCLUDE_PARTS.join("/"));
-    if (exclude !== null) level = { parent: null, base: "", rules: new IgnoreRules(exclude, this.policy.caseInsensitive) };
+    if (exclude !== null) level = { parent: null, base: "", rules: new IgnoreRules(exclude, this.policy.caseInsensitive), patterns: exclude };
     let insideIgnored = false;
     let rel = "";
     for (let k = 0; k < parts.length; k++) {
@@ -112,7 +133,7 @@ export class WalkIgnore {
       if (got !== null) patterns.push(...got);
     }
     if (patterns.length === 0) return parent;
-    return { parent, base: rel, rules: new IgnoreRules(patterns, this.policy.caseInsensitive) };
+    return { parent, base: rel, rules: new IgnoreRules(patterns, this.policy.caseInsensitive), patterns };
   }
 
   /** One ignore file's patterns; null when it does not exist or cannot be used at all. */

@@ -14,10 +14,9 @@
 // counting, UTF-8 checks, the regex engine), where the top tier does pay.
 //
 // Each thread that scans calls keepScanBelowFtl once (the main thread and the search worker have
-// engines, and compiled code, of their own); the main thread, which also walks, calls
-// keepWalkBelowFtl too. noFTL affects compilations after the call, so both run when the search
-// modules load, before any search. The worker's list imports nothing of the walk, which it never
-// runs and whose modules it would otherwise have to load.
+// engines, and compiled code, of their own); both walk too (the worker walks find_files units),
+// so both call keepWalkBelowFtl. noFTL affects compilations after the call, so both run when the
+// search modules load, before any search.
 import { noFTL } from "bun:jsc";
 import { scanSyscalls } from "../../../platform/fs/search-port.ts";
 import { Scanner } from "./scan.ts";

@@ -12,10 +12,18 @@
 // worker holds can never be closed and reused under it.
 
 import fs from "node:fs";
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import { workerOpener } from "../../../platform/fs/search-port.ts";
 import { workerScriptUrl } from "../../../platform/embedded-worker.ts";
 import type { BatchGroup, BatchParams, BatchResult, ScanSpec } from "./search-batch.ts";
-import { DONE_BASE, READY, SHARED_WORDS, SLOTS, toWire, type FromWorker, type ToWorker } from "./search-protocol.ts";
+import { DONE_BASE, READY, SHARED_WORDS, SLOTS, toWire, type FromFindUnit, type FromWorker, type ToWorker } from "./search-protocol.ts";
+
+/** A find_files call's use of the worker (./find-units.ts), as the pool routes its answers. */
+export interface FindListener {
+  answered(m: FromFindUnit): void;
+  /** The thread ended: nothing more will come for what was sent to it. */
+  gone(): void;
+}
 
 /** The worker thread ended (crashed or was terminated) before it answered a batch. */
 export class WorkerGone extends Error {}
@@ -58,6 +66,40 @@ class SearchPool {
   private readyWaiters: ((up: boolean) => void)[] = [];
   /** Resolved whenever the current thread has ended (for kill()). */
   private gone: Promise<void> = Promise.resolve();
+  /**
+   * find_files units answer through a port of their own, which the walking main thread reads
+   * between directories (receiveMessageOnPort) instead of waiting for its event loop to turn.
+   */
+  private findPort: MessagePort | null = null;
+  private readonly finds = new Map<number, FindListener>();
+
+  /** A slot and id for one find_files call; null when the worker cannot take work now. */
+  beginFind(listener: FindListener): { id: number; slot: number } | null {
+    if (this.broken || this.free.length === 0 || !this.isReady()) return null;
+    const slot = this.free.pop() as number;
+    Atomics.store(this.flags, slot, 0);
+    Atomics.store(this.flags, DONE_BASE + slot, 0);
+    const id = this.nextId++;
+    this.finds.set(id, listener);
+    return { id, slot };
+  }
+
+  /** After every unit of the call is settled. */
+  endFind(id: number, slot: number): void {
+    if (!this.finds.delete(id)) return;
+    this.release(slot);
+    void this.send({ type: "end", id }, null).catch(() => {});
+  }
+
+  /** Hand every find answer that has arrived to its call, without waiting. */
+  pollFinds(): void {
+    const port = this.findPort;
+    if (port === null) return;
+    for (let got = receiveMessageOnPort(port); got !== undefined; got = receiveMessageOnPort(port)) {
+      const m = got.message as FromFindUnit;
+      this.finds.get(m.id)?.answered(m);
+    }
+  }
 
   begin(spec: ScanSpec, params: BatchParams): PoolSession | null {
     if (this.broken || this.free.length === 0) return null;
@@ -136,6 +178,9 @@ class SearchPool {
     }
     this.worker = w;
     this.ready = false;
+    const channel = new MessageChannel();
+    channel.port1.unref();
+    this.findPort = channel.port1;
     Atomics.store(this.flags, READY, 0);
     let ended!: () => void;
     this.gone = new Promise<void>((r) => (ended = r));
@@ -170,6 +215,10 @@ class SearchPool {
         this.worker = null;
         this.ready = false;
         Atomics.store(this.flags, READY, 0);
+        this.findPort?.close();
+        this.findPort = null;
+        const finds = [...this.finds.values()];
+        for (const f of finds) f.gone();
       }
       const all = [...this.pending.values()];
       this.pending.clear();
@@ -178,7 +227,7 @@ class SearchPool {
       ended();
     });
     w.unref();
-    w.postMessage({ type: "init", sab: this.sab } satisfies ToWorker);
+    w.postMessage({ type: "init", sab: this.sab, findPort: channel.port2 } satisfies ToWorker, [channel.port2]);
     return true;
   }
 }

@@ -1,4 +1,5 @@
 // Messages and shared-memory layout between search-pool.ts (main thread) and search-worker.ts.
+import type { WireChain } from "../ignore/level-wire.ts";
 import type { SearchMatch } from "./scan-types.ts";
 import type { BatchGroup, BatchParams, ScanSpec } from "./search-batch.ts";
 
@@ -24,8 +25,62 @@ export const DONE_BASE = SLOTS;
 export const READY = 2 * SLOTS;
 export const SHARED_WORDS = 2 * SLOTS + 1;
 
+/** A find_files directory on the wire (./find-walk.ts's FindDir with its ignore level encoded). */
+export interface WireDir {
+  parts: string[];
+  rel: string;
+  sub: string;
+  level: WireChain;
+}
+
+/** What a find_files unit needs of its call: the same for every unit of one call. */
+export interface FindUnitSpec {
+  /** The workdir root, held open by the main thread for the workdir's lifetime. */
+  rootFd: number;
+  /** Opens below it refuse to cross a mount (cross_mounts = false). */
+  noXdev: boolean;
+  alias: string;
+  rel: string;
+  policy: { allow_hidden: boolean; disable_default_deny: boolean; extra_deny_globs: string[] };
+  caseInsensitive: boolean;
+  normalizationInsensitive: boolean;
+  /** Ignore files are read (the call's walk has rules). */
+  ignoreFiles: boolean;
+  pattern: string;
+  exclude: string[] | null;
+  maxWalk: number;
+  limit: number;
+  /** Entries a unit walks before it hands back the directories it has not reached. */
+  cap: number;
+  /** The call's deadline on the shared wall clock (Date.now()). */
+  deadline: number;
+}
+
+/**
+ * What the worker saw in one unit, each event marked with the unit's entry count when it
+ * happened, so the main thread can replay the unit as if it had walked it at its own count
+ * (./find-units.ts).
+ */
+export interface UnitLog {
+  /** Entries walked (toward max_walk_entries). */
+  walked: number;
+  /** The unit stopped on its own max_walk_entries or limit, at entry `walked`. */
+  stopped: boolean;
+  matches: string[];
+  matchAt: number[];
+  ignoredAt: number[];
+  /** Per ignore-file warning raised; the texts of the first MAX_WARNINGS. */
+  warnAt: number[];
+  warnTexts: string[];
+  /** The directories the unit did not reach (its cap), in walk order. */
+  rest: WireDir[];
+  /** RESOURCE_EXHAUSTED or SEARCH_TIMEOUT, raised after `walked` entries. */
+  error: "RESOURCE_EXHAUSTED" | "SEARCH_TIMEOUT" | null;
+}
+
 export type ToWorker =
-  | { type: "init"; sab: SharedArrayBuffer }
+  | { type: "init"; sab: SharedArrayBuffer; findPort: MessagePort }
+  | { type: "find-unit"; id: number; slot: number; seq: number; spec: FindUnitSpec; dir: WireDir }
   | { type: "batch"; id: number; slot: number; seq: number; spec: ScanSpec; params: BatchParams; groups: WireGroup[] }
   | { type: "end"; id: number }
   /** Tests: die (an uncaught error) on the next batch instead of answering it. */
@@ -38,3 +93,9 @@ export type FromWorker =
   | { type: "done"; id: number; seq: number; matches: SearchMatch[]; exhausted: boolean; unreadable: number }
   | { type: "cancelled"; id: number; seq: number }
   | { type: "failed"; id: number; seq: number };
+
+/** Through the find port, which the main thread reads without waiting for its event loop. */
+export type FromFindUnit =
+  | { type: "unit-done"; id: number; seq: number; log: UnitLog }
+  /** Cancelled, or failed for a reason of the worker's own: the main thread walks the unit itself. */
+  | { type: "unit-dropped"; id: number; seq: number };

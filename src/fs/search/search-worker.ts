@@ -6,14 +6,20 @@
 // closes a directory descriptor: the main thread does, once the batch's answer arrived.
 // Cancellation arrives through shared memory (a message would wait behind the batch being
 // scanned): the Pace checks it before every file and after every buffer.
+// It also walks find_files units, sub-trees below a workdir root the main thread holds open
+// (./find-unit.ts), opening every directory with openat2 beneath that root, and answers them
+// through the find port; a unit checks the same cancellation word before every directory.
 
 import { edenGC } from "bun:jsc";
-import { workerOpener } from "../../../platform/fs/search-port.ts";
+import { workerOpener, workerWalkNative } from "../../../platform/fs/search-port.ts";
 import { BUFFER_BYTES, type Scanner } from "./scan.ts";
 import type { Pace } from "./scan-types.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
 import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";
+import { keepWalkBelowFtl } from "./walk-tiers.ts";
+import { forgetFindCall, UnitCancelled, walkUnit } from "./find-unit.ts";
+import type { FromFindUnit } from "./search-protocol.ts";
 
 declare const self: Worker;
 
@@ -23,15 +29,18 @@ const found = workerOpener();
 if (found === null) throw new Error("search worker: this platform has no worker opener");
 const opener = found;
 
-// before the first batch: see scan-tiers.ts
+// before the first batch or unit: see scan-tiers.ts
 keepScanBelowFtl();
+keepWalkBelowFtl();
 
 let flags: Int32Array | null = null;
+let findPort: MessagePort | null = null;
 const scanners = new Map<number, Scanner>();
 // One read buffer for every search: batches run one at a time here, and a scan never keeps
 // bytes in it from one file to the next.
 const shared = Buffer.allocUnsafe(BUFFER_BYTES);
-const queue: Extract<ToWorker, { type: "batch" }>[] = [];
+type Work = Extract<ToWorker, { type: "batch" | "find-unit" }>;
+const queue: Work[] = [];
 let running = false;
 let crashNext = false;
 /** Files scanned between young collections: each leaves a stat result, a view and a path behind. */
@@ -57,12 +66,6 @@ class SharedPace implements Pace {
 
 async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
   const f = flags as Int32Array;
-  if (crashNext) {
-    setTimeout(() => {
-      throw new Error("search worker crash requested");
-    });
-    await new Promise(() => {}); // never answers: the thread ends first
-  }
   if (stallNext) {
     stallNext = false;
     while (Atomics.load(f, b.slot) !== b.id) Atomics.wait(f, b.slot, Atomics.load(f, b.slot), 50);
@@ -89,10 +92,35 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
   }
 }
 
+/** One find_files unit (./find-unit.ts): its log through the find port, then the slot's count. */
+async function runUnit(u: Extract<ToWorker, { type: "find-unit" }>): Promise<void> {
+  const f = flags as Int32Array;
+  let answer: FromFindUnit = { type: "unit-dropped", id: u.id, seq: u.seq };
+  try {
+    const native = workerWalkNative(u.spec.rootFd, u.spec.noXdev);
+    if (native !== null) answer = { type: "unit-done", id: u.id, seq: u.seq, log: await walkUnit(u.id, u.spec, u.dir, native, () => Atomics.load(f, u.slot) === u.id) };
+  } catch (err) {
+    // cancelled, or a fault of this thread's own: the main thread walks the unit itself
+    if (!(err instanceof UnitCancelled)) answer = { type: "unit-dropped", id: u.id, seq: u.seq };
+  }
+  findPort?.postMessage(answer);
+  // after the answer is posted, so a main thread woken by the count finds it on the port
+  Atomics.add(f, DONE_BASE + u.slot, 1);
+  Atomics.notify(f, DONE_BASE + u.slot);
+}
+
 async function drain(): Promise<void> {
   running = true;
   try {
-    for (let b = queue.shift(); b !== undefined; b = queue.shift()) await run(b);
+    for (let w = queue.shift(); w !== undefined; w = queue.shift()) {
+      if (crashNext) {
+        setTimeout(() => {
+          throw new Error("search worker crash requested");
+        });
+        await new Promise(() => {}); // never answers: the thread ends first
+      }
+      await (w.type === "batch" ? run(w) : runUnit(w));
+    }
   } finally {
     running = false;
   }
@@ -102,14 +130,16 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === "init") {
     flags = new Int32Array(m.sab);
+    findPort = m.findPort;
     Atomics.store(flags, READY, 1);
     reply({ type: "ready" });
-  } else if (m.type === "batch") {
+  } else if (m.type === "batch" || m.type === "find-unit") {
     queue.push(m);
     if (!running) void drain();
   } else if (m.type === "end") {
     scanners.get(m.id)?.release();
     scanners.delete(m.id);
+    forgetFindCall(m.id);
     // A search leaves garbage here (stat results, paths, and the batch messages, whose serialized
     // bytes live outside the JS heap). This heap stays a few MB, so its collector rarely runs on
     // its own and those bytes piled up (~0.5 MB per search); a full collection of so small a heap

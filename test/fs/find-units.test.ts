@@ -1,0 +1,142 @@
+// find_files on two threads (src/fs/search/find-units.ts): the search worker walks sub-trees the
+// main thread hands it, and the answer must be the one the main thread alone gives, byte for
+// byte, wherever the walk stops: at the limit, at max_walk_entries, inside a unit or between
+// units, with ignore files at several levels, more than 20 ignore-file warnings, hidden, denied
+// and excluded entries. A unit cap of a few entries splits this small tree as the 16,384-entry
+// cap splits a big one. Each case also checks that the worker really walked units, so none of
+// them can pass with the main thread walking alone.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import type { FsLimits, Workdir } from "../../src/config/types.ts";
+import { createFileService } from "../../src/fs/index.ts";
+import { FindUnits, setFindLockstep, setFindUnitCap } from "../../src/fs/search/find-units.ts";
+import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search/search-pool.ts";
+import { ServerfsError } from "../../src/errors.ts";
+import { registry, tempDir, workdir, write } from "./helpers.ts";
+
+const linuxWorker = process.platform === "linux";
+let root = "";
+
+/** A lopsided tree: one top directory holds most of it, as `src/` does in a repository. */
+function buildTree(dir: string): void {
+  write(dir, ".gitignore", "*.log\n/build/\n!keep.log\n");
+  write(dir, "top.rs", "");
+  write(dir, "top.log", "");
+  write(dir, "keep.log", "");
+  write(dir, "build/out.rs", "");
+  write(dir, "secret.pem", "");
+  write(dir, ".hidden/h.rs", "");
+  for (let a = 0; a < 3; a++) write(dir, `small${a}/s.rs`, "");
+  for (let a = 0; a < 12; a++) {
+    for (let b = 0; b < 6; b++) {
+      const d = `src/m${String(a).padStart(2, "0")}/p${b}`;
+      for (let f = 0; f < 9; f++) write(dir, `${d}/f${f}.${f % 3 === 0 ? "rs" : f % 3 === 1 ? "log" : "txt"}`, "");
+      if (b === 2) write(dir, `${d}/.gitignore`, "f1*\n!f4.log\nsub/\n");
+      if (b >= 4) fs.mkdirSync(path.join(dir, d, ".gitignore"), { recursive: true }); // a warning each
+      write(dir, `${d}/sub/x.rs`, "");
+    }
+  }
+  write(dir, "zz/last.rs", "");
+}
+
+function service(over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}) {
+  return createFileService(registry([workdir("w", root, over)], { max_search_results: 10_000, ...limits }));
+}
+
+type Args = { pattern: string; limit?: number; include_ignored?: boolean; exclude?: string[] };
+
+async function answer(on: boolean, args: Args, over: Partial<Workdir>, limits: Partial<FsLimits>): Promise<unknown> {
+  setSearchWorkerEnabled(on);
+  const svc = service(over, limits);
+  try {
+    return await svc.findFiles({ workdir: "w", ...args });
+  } catch (err) {
+    if (err instanceof ServerfsError) return { error: err.code };
+    throw err;
+  } finally {
+    setSearchWorkerEnabled(true);
+  }
+}
+
+/**
+ * The answer with the worker, checked against the answer without it: once as the threads race,
+ * once in lockstep (the main thread waits for each unit it hands over), whose count of units the
+ * worker walked is returned: it depends on the tree alone.
+ */
+async function same(args: Args, over: Partial<Workdir> = {}, limits: Partial<FsLimits> = {}): Promise<number> {
+  const alone = await answer(false, args, over, limits);
+  expect(await answer(true, args, over, limits)).toEqual(alone);
+  expect(await searchPool()!.whenReady()).toBe(true); // a call only shares with a thread that is up
+  const before = FindUnits.counts.done;
+  setFindLockstep(true);
+  try {
+    expect(await answer(true, args, over, limits)).toEqual(alone);
+  } finally {
+    setFindLockstep(false);
+  }
+  return FindUnits.counts.done - before;
+}
+
+beforeAll(async () => {
+  root = path.join(tempDir(), "root");
+  buildTree(root);
+  if (linuxWorker) expect(await searchPool()!.whenReady()).toBe(true);
+  setFindUnitCap(7);
+});
+
+afterAll(() => setFindUnitCap());
+
+describe.skipIf(!linuxWorker)("find_files with the search worker gives the main thread's answer", () => {
+  test("whole walks: ignore files at three levels, negations, warnings past 20, hidden and denied", async () => {
+    const whole = (await answer(true, { pattern: "*", limit: 10_000 }, {}, {})) as { matches: { path: string }[]; ignored: number; ignore_warnings: string[] };
+    const paths = whole.matches.map((m) => m.path);
+    for (const p of ["top.rs", "keep.log", "src/m00/p2/f4.log", "src/m11/p5/sub/x.rs", "zz/last.rs"]) expect(paths).toContain(p);
+    for (const p of ["top.log", "build/out.rs", "secret.pem", ".hidden/h.rs", "src/m00/p2/f1.log", "src/m00/p2/sub/x.rs", "src/m00/p1/f1.log"]) expect(paths).not.toContain(p);
+    expect(whole.ignore_warnings).toHaveLength(21); // 24 warnings: 20 texts and the "… and 4 more" line
+    expect(whole.ignore_warnings[20]).toBe("… and 4 more ignore-file warnings");
+    expect(await same({ pattern: "*.rs" })).toBeGreaterThan(3);
+    expect(await same({ pattern: "*" })).toBeGreaterThan(3);
+    expect(await same({ pattern: "*.log" })).toBeGreaterThan(3);
+    expect(await same({ pattern: "*", include_ignored: true })).toBeGreaterThan(3);
+    expect(await same({ pattern: "*.rs" }, { allow_hidden: true })).toBeGreaterThan(3);
+    expect(await same({ pattern: "*.rs" }, { respect_ignore_files: false })).toBeGreaterThan(3);
+    expect(await same({ pattern: "*", exclude: ["src/m03", "**/p5", "*.txt"] })).toBeGreaterThan(3);
+  });
+
+  test("every limit from 1 to past the last match stops where one thread stops", async () => {
+    let units = 0;
+    for (let limit = 1; limit <= 300; limit += limit < 20 ? 1 : 23) units += await same({ pattern: "*.rs", limit });
+    expect(units).toBeGreaterThan(20);
+  });
+
+  test("every max_walk_entries stops where one thread stops, with its ignored count and warnings", async () => {
+    let units = 0;
+    for (let cap = 1; cap <= 1200; cap += cap < 30 ? 1 : 37) units += await same({ pattern: "*" }, {}, { max_walk_entries: cap });
+    expect(units).toBeGreaterThan(20);
+  });
+
+  test("a sub-directory walk, and both stops at once", async () => {
+    expect(await same({ pattern: "*.log", path: "src" } as Args)).toBeGreaterThan(0);
+    for (const limit of [5, 50, 150]) for (const walk of [40, 400, 900]) await same({ pattern: "*", limit }, {}, { max_walk_entries: walk });
+  });
+
+  test("a worker that ends mid-walk: its units are walked on the main thread, with the same answer", async () => {
+    const alone = await answer(false, { pattern: "*" }, {}, {});
+    const pool = searchPool()!;
+    expect(await pool.whenReady()).toBe(true);
+    const dropped = FindUnits.counts.dropped;
+    // in lockstep the walk's first unit is the worker's next piece of work, which ends the thread
+    setFindLockstep(true);
+    try {
+      pool.crashNext();
+      expect(await service().findFiles({ workdir: "w", pattern: "*" })).toEqual(alone as never);
+    } finally {
+      setFindLockstep(false);
+    }
+    expect(FindUnits.counts.dropped).toBeGreaterThan(dropped);
+    await pool.kill(); // until the ended thread is gone: the next call starts a new one
+    expect(await pool.whenReady()).toBe(true);
+    expect(await same({ pattern: "*" })).toBeGreaterThan(3);
+  });
+});
