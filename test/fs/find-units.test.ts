@@ -13,7 +13,7 @@ import { createFileService } from "../../src/fs/index.ts";
 import { FindUnits, setFindLockstep, setFindUnitCap } from "../../src/fs/search/find-units.ts";
 import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search/search-pool.ts";
 import { ServerfsError } from "../../src/errors.ts";
-import { registry, tempDir, workdir, write } from "./helpers.ts";
+import { registry, tempDir, unshareMounts, workdir, write } from "./helpers.ts";
 
 const linuxWorker = process.platform === "linux";
 let root = "";
@@ -138,5 +138,16 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     await pool.kill(); // until the ended thread is gone: the next call starts a new one
     expect(await pool.whenReady()).toBe(true);
     expect(await same({ pattern: "*" })).toBeGreaterThan(3);
+  });
+
+  test("cross_mounts = false: the worker neither shows nor enters a mount point inside its unit", () => {
+    const base = tempDir("serverfs-find-units-mounts-");
+    const p = Bun.spawnSync([...unshareMounts(), process.execPath, path.join(import.meta.dir, "fixtures/find-units-mounts-child.ts"), base], { stderr: "pipe" });
+    if (p.exitCode !== 0) throw new Error(`mount child failed (${p.exitCode}): ${p.stderr.toString().slice(0, 2000)}`);
+    const r = JSON.parse(p.stdout.toString().trim().split("\n").pop() as string) as Record<string, { paths: string[]; units: number }>;
+    expect(r.confined).toEqual({ paths: ["a/x.txt", "b/y.txt", "b/n/q.txt"], units: 1 });
+    expect(r["confined-alone"]).toEqual({ paths: r.confined!.paths, units: 0 });
+    expect(r.crossing).toEqual({ paths: ["a/x.txt", "b/y.txt", "b/m/z.txt", "b/m/deep/w.txt", "b/n/q.txt"], units: 1 });
+    expect(r["crossing-alone"]).toEqual({ paths: r.crossing!.paths, units: 0 });
   });
 });
