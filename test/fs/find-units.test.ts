@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FsLimits, Workdir } from "../../src/config/types.ts";
 import { createFileService } from "../../src/fs/index.ts";
+import { fsNative } from "../../platform/fs/native.ts";
 import { FindUnits, setFindLockstep, setFindUnitCap } from "../../src/fs/search/find-units.ts";
 import { searchPool, setSearchWorkerEnabled } from "../../src/fs/search/search-pool.ts";
 import { ServerfsError } from "../../src/errors.ts";
@@ -149,5 +150,62 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     expect(r["confined-alone"]).toEqual({ paths: r.confined!.paths, units: 0 });
     expect(r.crossing).toEqual({ paths: ["a/x.txt", "b/y.txt", "b/m/z.txt", "b/m/deep/w.txt", "b/n/q.txt"], units: 1 });
     expect(r["crossing-alone"]).toEqual({ paths: r.crossing!.paths, units: 0 });
+  });
+
+  test("a workspace on another backend than the platform's (a test's) walks alone: the worker would bypass it", async () => {
+    const svc = createFileService(registry([workdir("w", root)], { max_search_results: 10_000 }), { native: { ...fsNative() } });
+    const alone = await answer(false, { pattern: "*", limit: 10_000 }, {}, {});
+    const before = FindUnits.counts.sent;
+    setFindLockstep(true);
+    try {
+      expect(await svc.findFiles({ workdir: "w", pattern: "*", limit: 10_000 })).toEqual(alone as never);
+    } finally {
+      setFindLockstep(false);
+    }
+    expect(FindUnits.counts.sent).toBe(before);
+  });
+
+  test("cancelled while the worker holds a unit: SEARCH_FAILED, the unit is dropped, and no slot is kept", async () => {
+    const pool = searchPool()!;
+    expect(await pool.whenReady()).toBe(true);
+    const svc = service();
+    setFindLockstep(true);
+    try {
+      // the worker sits on the first unit until the call's cancellation word is set
+      pool.stallNext();
+      const ac = new AbortController();
+      const walk = svc.findFiles({ workdir: "w", pattern: "*" }, ac.signal);
+      ac.abort();
+      const dropped = FindUnits.counts.dropped;
+      expect(await walk.then(() => "answered", (e: ServerfsError) => e.code)).toBe("SEARCH_FAILED");
+      expect(FindUnits.counts.dropped).toBeGreaterThan(dropped);
+      // 40 more cancelled calls (more than the pool's 32 slots): had any kept its slot, the last
+      // calls would get none and walk alone
+      for (let i = 0; i < 40; i++) {
+        const c = new AbortController();
+        const p = svc.findFiles({ workdir: "w", pattern: "*" }, c.signal);
+        c.abort();
+        await expect(p).rejects.toMatchObject({ code: "SEARCH_FAILED" });
+      }
+    } finally {
+      setFindLockstep(false);
+    }
+    expect(await same({ pattern: "*" })).toBeGreaterThan(3);
+  });
+
+  test("concurrent calls share the worker and each gets its own answer", async () => {
+    const cases: Args[] = [{ pattern: "*.rs", limit: 10_000 }, { pattern: "*.log", limit: 7 }, { pattern: "*", limit: 10_000, exclude: ["src/m0*"] }];
+    const alone = await Promise.all(cases.map((c) => answer(false, c, {}, {})));
+    const svc = service();
+    const before = FindUnits.counts.done;
+    setFindLockstep(true);
+    try {
+      const got = await Promise.all([...cases.map((c) => svc.findFiles({ workdir: "w", ...c })), svc.searchText({ workdir: "w", query: "no such text" })]);
+      expect(got.slice(0, cases.length)).toEqual(alone as never);
+      expect(got[cases.length]).toMatchObject({ returned: 0 });
+    } finally {
+      setFindLockstep(false);
+    }
+    expect(FindUnits.counts.done - before).toBeGreaterThan(3 * cases.length);
   });
 });

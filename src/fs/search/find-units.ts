@@ -20,6 +20,7 @@
 // The worker runs where searches use it (Linux with openat2); elsewhere the walk stays on the
 // main thread and nothing here runs.
 
+import { fsNative } from "../../../platform/fs/native.ts";
 import { refusesMountCrossing } from "../../../platform/fs/search-port.ts";
 import type { Target, Workspace } from "../context.ts";
 import { fail } from "../fail.ts";
@@ -93,11 +94,17 @@ export class FindUnits implements FindListener {
   private slot = 0;
   private seq = 0;
   private dead = false;
+  /** setFindLockstep: the unit the walk waits for before it goes on. */
+  private awaited: Unit | null = null;
 
-  /** The worker's share of one call, or null when it has no worker to share with right now. */
+  /**
+   * The worker's share of one call, or null when it has no worker to share with right now, or
+   * when the workspace walks through another backend than the platform's own (the worker walks
+   * with the platform's, and a test's backend must see the whole walk).
+   */
   static begin(ws: Workspace, t: Target, clock: WalkClock, call: FindCall): FindUnits | null {
     const pool = activeSearchPool();
-    if (pool === null) return null;
+    if (pool === null || ws.native !== fsNative()) return null;
     if (!pool.isReady()) {
       // this call walks alone; the next one finds the thread up (serve starts it at boot anyway)
       void pool.whenReady();
@@ -167,6 +174,8 @@ export class FindUnits implements FindListener {
    */
   offer(stack: WalkItem[]): Promise<void> | null {
     activeSearchPool()?.pollFinds();
+    if (this.awaited !== null && this.awaited.state === "pending" && !this.dead) return this.wait(this.awaited);
+    this.awaited = null;
     let posted: Unit | null = null;
     for (let i = 0; i < stack.length; i++) {
       const item = stack[i] as WalkItem;
@@ -182,11 +191,9 @@ export class FindUnits implements FindListener {
         i--; // look at what now fills this place
       }
     }
-    return lockstep && posted !== null ? this.settled(posted) : null;
-  }
-
-  private async settled(u: Unit): Promise<void> {
-    while (u.state === "pending" && !this.dead) await this.wait(u);
+    if (lockstep && posted !== null) this.awaited = posted;
+    // one wait at a time, so the walk reads its clock (and its cancellation) between them
+    return this.awaited !== null && this.awaited.state === "pending" && !this.dead ? this.wait(this.awaited) : null;
   }
 
   /** A finished unit's unreached directories, in walk order, ready to walk on this thread. */

@@ -153,7 +153,7 @@ class SearchPool {
     void this.send({ type: "crash-next" }, null).catch(() => {});
   }
 
-  /** Tests: the worker stays busy on its next batch until that search is cancelled. */
+  /** Tests: the worker stays busy on its next batch or find unit until that call is cancelled. */
   stallNext(): void {
     void this.send({ type: "stall-next" }, null).catch(() => {});
   }

@@ -85,7 +85,7 @@ export type ToWorker =
   | { type: "end"; id: number }
   /** Tests: die (an uncaught error) on the next batch instead of answering it. */
   | { type: "crash-next" }
-  /** Tests: on the next batch, stay busy (as with a huge file) until that search is cancelled. */
+  /** Tests: on the next batch or find unit, stay busy (as with a huge file) until that call is cancelled. */
   | { type: "stall-next" };
 
 export type FromWorker =

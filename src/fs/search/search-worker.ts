@@ -95,6 +95,10 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
 /** One find_files unit (./find-unit.ts): its log through the find port, then the slot's count. */
 async function runUnit(u: Extract<ToWorker, { type: "find-unit" }>): Promise<void> {
   const f = flags as Int32Array;
+  if (stallNext) {
+    stallNext = false;
+    while (Atomics.load(f, u.slot) !== u.id) Atomics.wait(f, u.slot, Atomics.load(f, u.slot), 50);
+  }
   let answer: FromFindUnit = { type: "unit-dropped", id: u.id, seq: u.seq };
   try {
     const native = workerWalkNative(u.spec.rootFd, u.spec.noXdev);
