@@ -208,4 +208,23 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     }
     expect(FindUnits.counts.done - before).toBeGreaterThan(3 * cases.length);
   });
+
+  test("a worker that never gives its unit back is ended after the grace, and the call still answers", async () => {
+    const pool = searchPool()!;
+    expect(await pool.whenReady()).toBe(true);
+    const svc = service();
+    setFindLockstep(true);
+    try {
+      pool.hangNext();
+      const ac = new AbortController();
+      const walk = svc.findFiles({ workdir: "w", pattern: "*" }, ac.signal);
+      ac.abort();
+      expect(await walk.then(() => "answered", (e: ServerfsError) => e.code)).toBe("SEARCH_FAILED");
+    } finally {
+      setFindLockstep(false);
+    }
+    // the hung thread was ended; a new one serves the next call
+    expect(await pool.whenReady()).toBe(true);
+    expect(await same({ pattern: "*" })).toBeGreaterThan(3);
+  });
 });

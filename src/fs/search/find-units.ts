@@ -28,7 +28,9 @@ import type { WalkIgnore } from "../ignore/index.ts";
 import { LevelDecoder, LevelEncoder } from "../ignore/level-wire.ts";
 import type { WalkClock } from "../walk.ts";
 import type { FindDir } from "./find-walk.ts";
-import { activeSearchPool, type FindListener } from "./search-pool.ts";
+import { activeSearchPool, type FindListener, WORKER_CANCEL_GRACE_MS } from "./search-pool.ts";
+
+type Pool = NonNullable<ReturnType<typeof activeSearchPool>>;
 import { DONE_BASE, type FindUnitSpec, type FromFindUnit, type UnitLog } from "./search-protocol.ts";
 
 /** A directory handed to the worker, in its place on the walk's stack. */
@@ -110,7 +112,7 @@ export class FindUnits implements FindListener {
       void pool.whenReady();
       return null;
     }
-    const u = new FindUnits(ws, t, clock, call);
+    const u = new FindUnits(pool, ws, t, clock, call);
     const got = pool.beginFind(u);
     if (got === null) return null;
     u.id = got.id;
@@ -118,7 +120,14 @@ export class FindUnits implements FindListener {
     return u;
   }
 
-  private constructor(ws: Workspace, t: Target, clock: WalkClock, call: FindCall) {
+  private constructor(
+    /** The pool this call began with, to its end, whatever tests switch meanwhile. */
+    private readonly pool: Pool,
+    ws: Workspace,
+    t: Target,
+    clock: WalkClock,
+    call: FindCall,
+  ) {
     const rootFd = ws.rootFd(t);
     const w = t.wd.workdir;
     this.decoder = new LevelDecoder(t.wd.policy.caseInsensitive);
@@ -162,8 +171,7 @@ export class FindUnits implements FindListener {
   }
 
   private canTake(): boolean {
-    const pool = activeSearchPool();
-    return !this.dead && this.pending.size < DEPTH && pool !== null && pool.isReady();
+    return !this.dead && this.pending.size < DEPTH && this.pool.isReady();
   }
 
   /**
@@ -173,7 +181,7 @@ export class FindUnits implements FindListener {
    * Null, or (setFindLockstep) a promise to await before walking on.
    */
   offer(stack: WalkItem[]): Promise<void> | null {
-    activeSearchPool()?.pollFinds();
+    this.pool.pollFinds();
     if (this.awaited !== null && this.awaited.state === "pending" && !this.dead) return this.wait(this.awaited);
     this.awaited = null;
     let posted: Unit | null = null;
@@ -207,32 +215,37 @@ export class FindUnits implements FindListener {
     this.pending.set(seq, u);
     FindUnits.counts.sent++;
     const wire = { parts: dir.parts, rel: dir.rel, sub: dir.sub, level: this.encoder.chain(dir.level) };
-    void activeSearchPool()
-      ?.send({ type: "find-unit", id: this.id, slot: this.slot, seq, spec: this.spec, dir: wire }, null)
+    void this.pool
+      .send({ type: "find-unit", id: this.id, slot: this.slot, seq, spec: this.spec, dir: wire }, null)
       .catch(() => this.gone());
     return u;
   }
 
   /** Resolves once the worker has answered something more (or after a slice, to look again). */
   async wait(u: Unit): Promise<void> {
-    const pool = activeSearchPool();
-    if (pool === null || this.dead) {
-      this.gone();
-      return;
-    }
+    const pool = this.pool;
     const seen = Atomics.load(pool.flags, DONE_BASE + this.slot);
     pool.pollFinds();
-    if (u.state !== "pending") return;
+    if (u.state !== "pending" || this.dead) return;
     await Atomics.waitAsync(pool.flags, DONE_BASE + this.slot, seen, WAIT_SLICE_MS).value;
   }
 
-  /** The call is over: the worker drops what it still holds, and the slot is free once it has. */
+  /**
+   * The call is over: the worker drops what it still holds, and the slot is free once it has. A
+   * worker that does not give its units back within WORKER_CANCEL_GRACE_MS (stuck in a read that
+   * never returns) is ended, as a search's is, and the next call starts a new one.
+   */
   async end(): Promise<void> {
-    const pool = activeSearchPool();
-    if (pool === null) return;
+    const pool = this.pool;
     if (this.pending.size > 0) {
       Atomics.store(pool.flags, this.slot, this.id);
+      Atomics.notify(pool.flags, this.slot);
+      const giveUpAt = performance.now() + WORKER_CANCEL_GRACE_MS;
       while (this.pending.size > 0 && !this.dead) {
+        if (performance.now() > giveUpAt) {
+          await pool.kill(); // its close drops every unit (gone())
+          break;
+        }
         const seen = Atomics.load(pool.flags, DONE_BASE + this.slot);
         pool.pollFinds();
         if (this.pending.size === 0) break;

@@ -48,6 +48,9 @@ function descriptorHeadroom(n: number): boolean {
   }
 }
 
+/** After a cancel, how long the worker may take to give back a search's batch or a find's unit before it is ended. */
+export const WORKER_CANCEL_GRACE_MS = 2000;
+
 /** Batches the worker may hold at once per search: one being scanned, one waiting, so it never idles. */
 const DEPTH = 2;
 
@@ -156,6 +159,11 @@ class SearchPool {
   /** Tests: the worker stays busy on its next batch or find unit until that call is cancelled. */
   stallNext(): void {
     void this.send({ type: "stall-next" }, null).catch(() => {});
+  }
+
+  /** Tests: the worker never comes back from its next find unit (a read that never returns). */
+  hangNext(): void {
+    void this.send({ type: "hang-next" }, null).catch(() => {});
   }
 
   /** Batches handed to the worker and not answered yet. */

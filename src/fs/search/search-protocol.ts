@@ -86,7 +86,9 @@ export type ToWorker =
   /** Tests: die (an uncaught error) on the next batch instead of answering it. */
   | { type: "crash-next" }
   /** Tests: on the next batch or find unit, stay busy (as with a huge file) until that call is cancelled. */
-  | { type: "stall-next" };
+  | { type: "stall-next" }
+  /** Tests: on the next find unit, block until the thread is ended, cancelled or not. */
+  | { type: "hang-next" };
 
 export type FromWorker =
   | { type: "ready" }

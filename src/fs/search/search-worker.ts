@@ -47,6 +47,7 @@ let crashNext = false;
 const GC_EVERY_FILES = 4096;
 let filesSinceGc = 0;
 let stallNext = false;
+let hangNext = false;
 
 function reply(m: FromWorker): void {
   self.postMessage(m);
@@ -99,6 +100,8 @@ async function runUnit(u: Extract<ToWorker, { type: "find-unit" }>): Promise<voi
     stallNext = false;
     while (Atomics.load(f, u.slot) !== u.id) Atomics.wait(f, u.slot, Atomics.load(f, u.slot), 50);
   }
+  // blocks this thread for good: only terminate() ends it
+  while (hangNext) Atomics.wait(f, READY, 1, 1000);
   let answer: FromFindUnit = { type: "unit-dropped", id: u.id, seq: u.seq };
   try {
     const native = workerWalkNative(u.spec.rootFd, u.spec.noXdev);
@@ -153,5 +156,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     crashNext = true;
   } else if (m.type === "stall-next") {
     stallNext = true;
+  } else if (m.type === "hang-next") {
+    hangNext = true;
   }
 };

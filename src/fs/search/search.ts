@@ -34,7 +34,7 @@ import { BUFFER_BYTES, type Scanner } from "./scan.ts";
 import type { SearchMatch } from "./scan-types.ts";
 import { makeScanner, scanBatch, type BatchGroup, type BatchParams, type BatchResult, type OpenChild, type ScanSpec } from "./search-batch.ts";
 import type { SearchRequest } from "./request.ts";
-import { activeSearchPool, WorkerGone, type PoolSession } from "./search-pool.ts";
+import { activeSearchPool, WORKER_CANCEL_GRACE_MS, WorkerGone, type PoolSession } from "./search-pool.ts";
 import { entryKind, openWalkDir, WalkClock, WalkDirRead } from "../walk.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
@@ -67,8 +67,6 @@ const BATCH_FILES = 256;
 const BATCH_DIRS = 16;
 /** Walk ticks (entries, scanner buffers) between young collections on this thread. */
 const SEARCH_GC_TICKS = 8_192;
-/** After a cancel, how long the worker may take to give a batch back before it is ended. */
-const CANCEL_GRACE_MS = 2000;
 /**
  * How long a search's first batch waits for a worker that is still starting (it takes ~30 ms
  * after serve's start-up; see search-pool.ts) before this thread scans it: a batch scanned here
@@ -258,7 +256,7 @@ class SearchRun {
       session.cancel();
       const all = Promise.allSettled([...this.inflight]);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), CANCEL_GRACE_MS)))]);
+      const late = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), WORKER_CANCEL_GRACE_MS)))]);
       clearTimeout(timer);
       if (late) {
         await session.kill();
