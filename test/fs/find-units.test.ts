@@ -70,13 +70,29 @@ async function same(args: Args, over: Partial<Workdir> = {}, limits: Partial<FsL
   expect(await answer(true, args, over, limits)).toEqual(alone);
   expect(await searchPool()!.whenReady()).toBe(true); // a call only shares with a thread that is up
   const before = FindUnits.counts.done;
+  expect(await inLockstep(() => answer(true, args, over, limits))).toEqual(alone);
+  return FindUnits.counts.done - before;
+}
+
+/** Run `fn` with the main thread waiting for each unit it hands over (setFindLockstep). */
+async function inLockstep<T>(fn: () => Promise<T>): Promise<T> {
   setFindLockstep(true);
   try {
-    expect(await answer(true, args, over, limits)).toEqual(alone);
+    return await fn();
   } finally {
     setFindLockstep(false);
   }
-  return FindUnits.counts.done - before;
+}
+
+/** A whole-tree call cancelled as soon as it has handed the worker its first units: its error code. */
+async function cancelledAtFirstUnit(svc: ReturnType<typeof service>): Promise<string> {
+  const ac = new AbortController();
+  const walk = svc.findFiles({ workdir: "w", pattern: "*" }, ac.signal);
+  ac.abort();
+  return walk.then(
+    () => "answered",
+    (e: ServerfsError) => e.code,
+  );
 }
 
 beforeAll(async () => {
@@ -128,13 +144,8 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     expect(await pool.whenReady()).toBe(true);
     const dropped = FindUnits.counts.dropped;
     // in lockstep the walk's first unit is the worker's next piece of work, which ends the thread
-    setFindLockstep(true);
-    try {
-      pool.crashNext();
-      expect(await service().findFiles({ workdir: "w", pattern: "*" })).toEqual(alone as never);
-    } finally {
-      setFindLockstep(false);
-    }
+    pool.crashNext();
+    expect(await inLockstep(() => service().findFiles({ workdir: "w", pattern: "*" }))).toEqual(alone as never);
     expect(FindUnits.counts.dropped).toBeGreaterThan(dropped);
     await pool.kill(); // until the ended thread is gone: the next call starts a new one
     expect(await pool.whenReady()).toBe(true);
@@ -156,12 +167,7 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     const svc = createFileService(registry([workdir("w", root)], { max_search_results: 10_000 }), { native: { ...fsNative() } });
     const alone = await answer(false, { pattern: "*", limit: 10_000 }, {}, {});
     const before = FindUnits.counts.sent;
-    setFindLockstep(true);
-    try {
-      expect(await svc.findFiles({ workdir: "w", pattern: "*", limit: 10_000 })).toEqual(alone as never);
-    } finally {
-      setFindLockstep(false);
-    }
+    expect(await inLockstep(() => svc.findFiles({ workdir: "w", pattern: "*", limit: 10_000 }))).toEqual(alone as never);
     expect(FindUnits.counts.sent).toBe(before);
   });
 
@@ -169,27 +175,16 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     const pool = searchPool()!;
     expect(await pool.whenReady()).toBe(true);
     const svc = service();
-    setFindLockstep(true);
-    try {
+    await inLockstep(async () => {
       // the worker sits on the first unit until the call's cancellation word is set
       pool.stallNext();
-      const ac = new AbortController();
-      const walk = svc.findFiles({ workdir: "w", pattern: "*" }, ac.signal);
-      ac.abort();
       const dropped = FindUnits.counts.dropped;
-      expect(await walk.then(() => "answered", (e: ServerfsError) => e.code)).toBe("SEARCH_FAILED");
+      expect(await cancelledAtFirstUnit(svc)).toBe("SEARCH_FAILED");
       expect(FindUnits.counts.dropped).toBeGreaterThan(dropped);
       // 40 more cancelled calls (more than the pool's 32 slots): had any kept its slot, the last
       // calls would get none and walk alone
-      for (let i = 0; i < 40; i++) {
-        const c = new AbortController();
-        const p = svc.findFiles({ workdir: "w", pattern: "*" }, c.signal);
-        c.abort();
-        await expect(p).rejects.toMatchObject({ code: "SEARCH_FAILED" });
-      }
-    } finally {
-      setFindLockstep(false);
-    }
+      for (let i = 0; i < 40; i++) expect(await cancelledAtFirstUnit(svc)).toBe("SEARCH_FAILED");
+    });
     expect(await same({ pattern: "*" })).toBeGreaterThan(3);
   });
 
@@ -198,31 +193,17 @@ describe.skipIf(!linuxWorker)("find_files with the search worker gives the main 
     const alone = await Promise.all(cases.map((c) => answer(false, c, {}, {})));
     const svc = service();
     const before = FindUnits.counts.done;
-    setFindLockstep(true);
-    try {
-      const got = await Promise.all([...cases.map((c) => svc.findFiles({ workdir: "w", ...c })), svc.searchText({ workdir: "w", query: "no such text" })]);
-      expect(got.slice(0, cases.length)).toEqual(alone as never);
-      expect(got[cases.length]).toMatchObject({ returned: 0 });
-    } finally {
-      setFindLockstep(false);
-    }
+    const got = await inLockstep(() => Promise.all([...cases.map((c) => svc.findFiles({ workdir: "w", ...c })), svc.searchText({ workdir: "w", query: "no such text" })]));
+    expect(got.slice(0, cases.length)).toEqual(alone as never);
+    expect(got[cases.length]).toMatchObject({ returned: 0 });
     expect(FindUnits.counts.done - before).toBeGreaterThan(3 * cases.length);
   });
 
   test("a worker that never gives its unit back is ended after the grace, and the call still answers", async () => {
     const pool = searchPool()!;
     expect(await pool.whenReady()).toBe(true);
-    const svc = service();
-    setFindLockstep(true);
-    try {
-      pool.hangNext();
-      const ac = new AbortController();
-      const walk = svc.findFiles({ workdir: "w", pattern: "*" }, ac.signal);
-      ac.abort();
-      expect(await walk.then(() => "answered", (e: ServerfsError) => e.code)).toBe("SEARCH_FAILED");
-    } finally {
-      setFindLockstep(false);
-    }
+    pool.hangNext();
+    expect(await inLockstep(() => cancelledAtFirstUnit(service()))).toBe("SEARCH_FAILED");
     // the hung thread was ended; a new one serves the next call
     expect(await pool.whenReady()).toBe(true);
     expect(await same({ pattern: "*" })).toBeGreaterThan(3);
