@@ -211,8 +211,15 @@ function loadAverage(): string {
  * sessions of their own (the baseline then read 50 ms slower than the Bridge).
  */
 function startBusyLoops(): Array<ReturnType<typeof Bun.spawn>> {
-  return os.cpus().map(() => Bun.spawn([process.execPath, "-e", "for (;;) {}"], { stdout: "ignore", stderr: "ignore", detached: true }));
+  return os.cpus().map(() => Bun.spawn([process.execPath, "-e", BUSY_LOOP], { stdout: "ignore", stderr: "ignore", detached: true }));
 }
+
+/**
+ * Spins until this bench is gone: a bench killed before its cleanup (a timeout, ^C on targets.ts)
+ * left its loops spinning in their own sessions, and every later measurement on the machine ran
+ * two cores short. A loop notices its parent's end within a few million iterations.
+ */
+const BUSY_LOOP = `const parent = process.ppid; for (let i = 1; ; i++) if ((i & 0x3fffff) === 0 && process.ppid !== parent) process.exit(0);`;
 
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
