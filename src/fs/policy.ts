@@ -136,7 +136,12 @@ export function namesDirectory(raw: string, platform: NodeJS.Platform = PLATFORM
   return raw !== "" && (last === "" || last === "." || last === "..");
 }
 
+/** The workdir settings a PathPolicy is built from. */
+export type PathPolicyRules = Pick<WorkdirPolicy, "allow_hidden" | "disable_default_deny" | "extra_deny_globs">;
+
 export class PathPolicy {
+  /** What this policy was built from, resolved: another thread builds the same policy from it. */
+  readonly settings: { rules: PathPolicyRules; options: Required<PathPolicyOptions> };
   readonly allowHidden: boolean;
   readonly caseInsensitive: boolean;
   /** How names are folded before the second test; null: exact matching only. */
@@ -152,12 +157,13 @@ export class PathPolicy {
   private lastParent = "";
   private lastParentFolded = "";
 
-  constructor(
-    policy: Pick<WorkdirPolicy, "allow_hidden" | "disable_default_deny" | "extra_deny_globs">,
-    options: PathPolicyOptions = {},
-  ) {
+  constructor(policy: PathPolicyRules, options: PathPolicyOptions = {}) {
     this.allowHidden = policy.allow_hidden;
     this.caseInsensitive = options.caseInsensitive ?? true;
+    this.settings = {
+      rules: { allow_hidden: policy.allow_hidden, disable_default_deny: policy.disable_default_deny, extra_deny_globs: [...policy.extra_deny_globs] },
+      options: { caseInsensitive: this.caseInsensitive, normalizationInsensitive: options.normalizationInsensitive === true },
+    };
     const globs = [...(policy.disable_default_deny ? [] : DEFAULT_DENY_GLOBS), ...policy.extra_deny_globs];
     this.exact = compileRules(globs, null);
     if (this.caseInsensitive) {

@@ -6,10 +6,9 @@
 import { edenGC } from "bun:jsc";
 import { HeapCollector } from "../common/heap-collector.ts";
 import { errnoCode } from "../errors.ts";
-import type { FsNative } from "../../platform/fs/native.ts";
 import { fail, faultFailure, openFailure } from "./fail.ts";
 import { globWork } from "./glob.ts";
-import type { DirEntryInfo, DirSelection, DirSmallest } from "../../platform/fs/native.ts";
+import type { DirEntryInfo, DirSelection, DirSmallest, FsNative } from "../../platform/fs/native.ts";
 
 /** What a walk step needs of its workspace: the filesystem port (either thread has one). */
 export interface WalkNative {

@@ -15,11 +15,11 @@ import { fail } from "../fail.ts";
 import { PathPolicy } from "../policy.ts";
 import { compileExclude } from "../walk-filter.ts";
 import { WalkClock } from "../walk.ts";
-import { FindWalkLoop, type FindDir, type FindScope } from "./find-walk.ts";
+import { dirFromWire, dirToWire, FindWalkLoop, type FindDir, type FindScope } from "./find-walk.ts";
 import type { FindUnitSpec, UnitLog, WireDir } from "./search-protocol.ts";
 
 /** The unit's cancellation word was set: the call ended (answered, failed or cancelled). */
-export class UnitCancelled extends Error {}
+class UnitCancelled extends Error {}
 
 class UnitWalk extends FindWalkLoop {
   readonly matches: string[] = [];
@@ -29,6 +29,8 @@ class UnitWalk extends FindWalkLoop {
   /** The directories not reached when the cap was, in walk order. */
   rest: FindDir[] = [];
   private readonly stack: FindDir[];
+  private readonly limit: number;
+  private readonly cap: number;
 
   constructor(
     scope: FindScope,
@@ -36,12 +38,12 @@ class UnitWalk extends FindWalkLoop {
     clock: WalkClock,
     ignore: WalkIgnore | null,
     dir: FindDir,
-    private readonly limit: number,
-    private readonly cap: number,
     private readonly cancelled: () => boolean,
   ) {
     super(scope, compileFnmatch(spec.pattern), clock, ignore, compileExclude(scope, spec.exclude ?? undefined), false);
     this.stack = [dir];
+    this.limit = spec.limit;
+    this.cap = spec.cap;
   }
 
   protected nextDir(): FindDir | null {
@@ -84,7 +86,7 @@ export function forgetFindCall(id: number): void {
 function policyFor(id: number, spec: FindUnitSpec): PathPolicy {
   let p = policies.get(id);
   if (p === undefined) {
-    p = new PathPolicy(spec.policy, { caseInsensitive: spec.caseInsensitive, normalizationInsensitive: spec.normalizationInsensitive });
+    p = new PathPolicy(spec.policy.rules, spec.policy.options);
     policies.set(id, p);
   }
   return p;
@@ -99,8 +101,7 @@ export async function walkUnit(id: number, spec: FindUnitSpec, wire: WireDir, na
   const scope: FindScope = { native, rootFd: spec.rootFd, policy, maxWalk: spec.maxWalk, alias: spec.alias, rel: spec.rel };
   const clock = new WalkClock(scope, Math.max(0, spec.deadline - Date.now()) / 1000, { get aborted() { return cancelled(); } }, "find", 16);
   const ignore = spec.ignoreFiles ? new WalkIgnore(native, spec.rootFd, policy, () => fail("RESOURCE_EXHAUSTED", spec.alias, spec.rel)) : null;
-  const dir: FindDir = { parts: wire.parts, rel: wire.rel, sub: wire.sub, level: new LevelDecoder(policy.caseInsensitive).chain(wire.level) };
-  const walk = new UnitWalk(scope, spec, clock, ignore, dir, spec.limit, spec.cap, cancelled);
+  const walk = new UnitWalk(scope, spec, clock, ignore, dirFromWire(wire, new LevelDecoder(policy.caseInsensitive)), cancelled);
   let error: UnitLog["error"] = null;
   try {
     for (;;) {
@@ -128,7 +129,7 @@ export async function walkUnit(id: number, spec: FindUnitSpec, wire: WireDir, na
     ignoredAt: walk.ignoredAt,
     warnAt: walk.warnAt,
     warnTexts: ignore === null ? [] : [...ignore.keptWarnings()],
-    rest: walk.rest.map((d) => ({ parts: d.parts, rel: d.rel, sub: d.sub, level: enc.chain(d.level) })),
+    rest: walk.rest.map((d) => dirToWire(d, enc)),
     error,
   };
 }

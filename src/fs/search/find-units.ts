@@ -27,7 +27,7 @@ import { fail } from "../fail.ts";
 import type { WalkIgnore } from "../ignore/index.ts";
 import { LevelDecoder, LevelEncoder } from "../ignore/level-wire.ts";
 import type { WalkClock } from "../walk.ts";
-import type { FindDir } from "./find-walk.ts";
+import { dirFromWire, dirToWire, type FindDir } from "./find-walk.ts";
 import { activeSearchPool, type FindListener, WORKER_CANCEL_GRACE_MS } from "./search-pool.ts";
 
 type Pool = NonNullable<ReturnType<typeof activeSearchPool>>;
@@ -129,16 +129,13 @@ export class FindUnits implements FindListener {
     call: FindCall,
   ) {
     const rootFd = ws.rootFd(t);
-    const w = t.wd.workdir;
     this.decoder = new LevelDecoder(t.wd.policy.caseInsensitive);
     this.spec = {
       rootFd,
       noXdev: refusesMountCrossing(rootFd),
       alias: t.alias,
       rel: t.rel,
-      policy: { allow_hidden: w.allow_hidden, disable_default_deny: w.disable_default_deny, extra_deny_globs: [...w.extra_deny_globs] },
-      caseInsensitive: t.wd.policy.caseInsensitive,
-      normalizationInsensitive: t.wd.caseSensitivity.normalizationInsensitive === true,
+      policy: t.wd.policy.settings,
       ignoreFiles: call.ignore !== null,
       pattern: call.pattern,
       exclude: call.exclude === null ? null : [...call.exclude],
@@ -206,7 +203,7 @@ export class FindUnits implements FindListener {
 
   /** A finished unit's unreached directories, in walk order, ready to walk on this thread. */
   rest(log: UnitLog): FindDir[] {
-    return log.rest.map((d) => ({ parts: d.parts, rel: d.rel, sub: d.sub, level: this.decoder.chain(d.level) }));
+    return log.rest.map((d) => dirFromWire(d, this.decoder));
   }
 
   private post(dir: FindDir): Unit {
@@ -214,19 +211,26 @@ export class FindUnits implements FindListener {
     const u: Unit = { unit: true, dir, seq, state: "pending", log: null, expanded: false };
     this.pending.set(seq, u);
     FindUnits.counts.sent++;
-    const wire = { parts: dir.parts, rel: dir.rel, sub: dir.sub, level: this.encoder.chain(dir.level) };
     void this.pool
-      .send({ type: "find-unit", id: this.id, slot: this.slot, seq, spec: this.spec, dir: wire }, null)
+      .send({ type: "find-unit", id: this.id, slot: this.slot, seq, spec: this.spec, dir: dirToWire(dir, this.encoder) }, null)
       .catch(() => this.gone());
     return u;
   }
 
   /** Resolves once the worker has answered something more (or after a slice, to look again). */
-  async wait(u: Unit): Promise<void> {
+  wait(u: Unit): Promise<void> {
+    return this.slice(() => u.state !== "pending");
+  }
+
+  /**
+   * Take in the worker's answers; unless `settled` then holds, wait for its next answer, one
+   * slice at most. The count is read before the port, so an answer posted in between wakes it.
+   */
+  private async slice(settled: () => boolean): Promise<void> {
     const pool = this.pool;
     const seen = Atomics.load(pool.flags, DONE_BASE + this.slot);
     pool.pollFinds();
-    if (u.state !== "pending" || this.dead) return;
+    if (settled() || this.dead) return;
     await Atomics.waitAsync(pool.flags, DONE_BASE + this.slot, seen, WAIT_SLICE_MS).value;
   }
 
@@ -246,10 +250,7 @@ export class FindUnits implements FindListener {
           await pool.kill(); // its close drops every unit (gone())
           break;
         }
-        const seen = Atomics.load(pool.flags, DONE_BASE + this.slot);
-        pool.pollFinds();
-        if (this.pending.size === 0) break;
-        await Atomics.waitAsync(pool.flags, DONE_BASE + this.slot, seen, WAIT_SLICE_MS).value;
+        await this.slice(() => this.pending.size === 0);
       }
     }
     pool.endFind(this.id, this.slot);

@@ -16,9 +16,11 @@
 import type { DirEntryInfo } from "../../../platform/fs/native.ts";
 import type { GlobMatcher } from "../glob.ts";
 import type { IgnoreLevel, WalkIgnore } from "../ignore/index.ts";
+import type { LevelDecoder, LevelEncoder } from "../ignore/level-wire.ts";
 import type { PathPolicy } from "../policy.ts";
 import { childSub } from "../walk-filter.ts";
 import { entryKind, openWalkDir, type WalkCaller, type WalkClock, WalkDirRead, type WalkNative } from "../walk.ts";
+import type { WireDir } from "./search-protocol.ts";
 
 /** What the walk needs of its workdir, on whichever thread it runs. */
 export interface FindScope extends WalkNative, WalkCaller {
@@ -36,6 +38,16 @@ export interface FindDir {
   sub: string;
   /** The ignore rules in force in this directory's parent. */
   level: IgnoreLevel | null;
+}
+
+/** A directory as it crosses to the other thread (its ignore level as patterns). */
+export function dirToWire(d: FindDir, levels: LevelEncoder): WireDir {
+  return { parts: d.parts, rel: d.rel, sub: d.sub, level: levels.chain(d.level) };
+}
+
+/** A directory from the other thread, its ignore level compiled for this one. */
+export function dirFromWire(w: WireDir, levels: LevelDecoder): FindDir {
+  return { parts: w.parts, rel: w.rel, sub: w.sub, level: levels.chain(w.level) };
 }
 
 interface Open {

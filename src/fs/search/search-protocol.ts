@@ -1,5 +1,6 @@
 // Messages and shared-memory layout between search-pool.ts (main thread) and search-worker.ts.
 import type { WireChain } from "../ignore/level-wire.ts";
+import type { PathPolicy } from "../policy.ts";
 import type { SearchMatch } from "./scan-types.ts";
 import type { BatchGroup, BatchParams, ScanSpec } from "./search-batch.ts";
 
@@ -41,9 +42,8 @@ export interface FindUnitSpec {
   noXdev: boolean;
   alias: string;
   rel: string;
-  policy: { allow_hidden: boolean; disable_default_deny: boolean; extra_deny_globs: string[] };
-  caseInsensitive: boolean;
-  normalizationInsensitive: boolean;
+  /** The workdir's PathPolicy, as the worker builds it again. */
+  policy: PathPolicy["settings"];
   /** Ignore files are read (the call's walk has rules). */
   ignoreFiles: boolean;
   pattern: string;

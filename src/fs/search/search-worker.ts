@@ -15,11 +15,10 @@ import { workerOpener, workerWalkNative } from "../../../platform/fs/search-port
 import { BUFFER_BYTES, type Scanner } from "./scan.ts";
 import type { Pace } from "./scan-types.ts";
 import { BatchCancelled, makeScanner, scanBatch } from "./search-batch.ts";
-import { DONE_BASE, fromWire, READY, type ToWorker, type FromWorker } from "./search-protocol.ts";
+import { DONE_BASE, fromWire, READY, type FromFindUnit, type FromWorker, type ToWorker } from "./search-protocol.ts";
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
-import { forgetFindCall, UnitCancelled, walkUnit } from "./find-unit.ts";
-import type { FromFindUnit } from "./search-protocol.ts";
+import { forgetFindCall, walkUnit } from "./find-unit.ts";
 
 declare const self: Worker;
 
@@ -65,12 +64,16 @@ class SharedPace implements Pace {
   async pause(): Promise<void> {}
 }
 
+/** Tests (stall-next): hold this piece of work until its call is cancelled. */
+function stallIfAsked(f: Int32Array, slot: number, id: number): void {
+  if (!stallNext) return;
+  stallNext = false;
+  while (Atomics.load(f, slot) !== id) Atomics.wait(f, slot, Atomics.load(f, slot), 50);
+}
+
 async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
   const f = flags as Int32Array;
-  if (stallNext) {
-    stallNext = false;
-    while (Atomics.load(f, b.slot) !== b.id) Atomics.wait(f, b.slot, Atomics.load(f, b.slot), 50);
-  }
+  stallIfAsked(f, b.slot, b.id);
   try {
     let scanner = scanners.get(b.id);
     if (scanner === undefined) {
@@ -96,19 +99,15 @@ async function run(b: Extract<ToWorker, { type: "batch" }>): Promise<void> {
 /** One find_files unit (./find-unit.ts): its log through the find port, then the slot's count. */
 async function runUnit(u: Extract<ToWorker, { type: "find-unit" }>): Promise<void> {
   const f = flags as Int32Array;
-  if (stallNext) {
-    stallNext = false;
-    while (Atomics.load(f, u.slot) !== u.id) Atomics.wait(f, u.slot, Atomics.load(f, u.slot), 50);
-  }
+  stallIfAsked(f, u.slot, u.id);
   // blocks this thread for good: only terminate() ends it
   while (hangNext) Atomics.wait(f, READY, 1, 1000);
   let answer: FromFindUnit = { type: "unit-dropped", id: u.id, seq: u.seq };
   try {
     const native = workerWalkNative(u.spec.rootFd, u.spec.noXdev);
     if (native !== null) answer = { type: "unit-done", id: u.id, seq: u.seq, log: await walkUnit(u.id, u.spec, u.dir, native, () => Atomics.load(f, u.slot) === u.id) };
-  } catch (err) {
-    // cancelled, or a fault of this thread's own: the main thread walks the unit itself
-    if (!(err instanceof UnitCancelled)) answer = { type: "unit-dropped", id: u.id, seq: u.seq };
+  } catch {
+    // cancelled, or a fault of this thread's own: dropped, and the main thread walks the unit itself
   }
   findPort?.postMessage(answer);
   // after the answer is posted, so a main thread woken by the count finds it on the port
