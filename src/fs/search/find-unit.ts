@@ -28,7 +28,6 @@ class UnitWalk extends FindWalkLoop {
   readonly warnAt: number[] = [];
   /** The directories not reached when the cap was, in walk order. */
   rest: FindDir[] = [];
-  private readonly stack: FindDir[];
   private readonly limit: number;
   private readonly cap: number;
 
@@ -40,8 +39,7 @@ class UnitWalk extends FindWalkLoop {
     dir: FindDir,
     private readonly cancelled: () => boolean,
   ) {
-    super(scope, compileFnmatch(spec.pattern), clock, ignore, compileExclude(scope, spec.exclude ?? undefined), false);
-    this.stack = [dir];
+    super(scope, compileFnmatch(spec.pattern), clock, ignore, compileExclude(scope, spec.exclude ?? undefined), dir, false);
     this.limit = spec.limit;
     this.cap = spec.cap;
   }
@@ -53,10 +51,6 @@ class UnitWalk extends FindWalkLoop {
       return null;
     }
     return this.stack.pop() ?? null;
-  }
-
-  protected pushSubdirs(subdirs: FindDir[]): void {
-    for (let i = subdirs.length - 1; i >= 0; i--) this.stack.push(subdirs[i] as FindDir);
   }
 
   protected take(path: string): boolean {

@@ -68,12 +68,15 @@ interface Open {
  * The walk as a resumable loop: `step()` is synchronous (the hot loop stays out of async code)
  * and returns true when the walk is over, false when the clock asks for a pause (it keeps its
  * place), or a promise to await before stepping again (the main thread waiting for the worker).
- * Subclasses say where the next directory comes from and what a match does.
+ * Subclasses say where the next directory comes from and what a match does; `Item` is what else
+ * their stack may hold (the main thread's units).
  */
-export abstract class FindWalkLoop {
+export abstract class FindWalkLoop<Item = never> {
   /** Entries seen, toward max_walk_entries. */
   walked = 0;
   truncated = false;
+  /** What is left to walk, the next on top. */
+  protected readonly stack: (FindDir | Item)[];
   protected cur: Open | null = null;
   private done = false;
 
@@ -83,9 +86,12 @@ export abstract class FindWalkLoop {
     protected readonly clock: WalkClock,
     readonly ignore: WalkIgnore | null,
     private readonly exclude: ((sub: string, name: string) => boolean) | null,
-    /** The first directory is the call's walk root: failing to read it is the call's error, not a skip. */
+    start: FindDir,
+    /** `start` is the call's walk root: failing to read it is the call's error, not a skip. */
     private first: boolean,
-  ) {}
+  ) {
+    this.stack = [start];
+  }
 
   /** The next directory to walk; null when there is none; a promise when one is not known yet. */
   protected abstract nextDir(): FindDir | null | Promise<void>;
@@ -146,22 +152,19 @@ export abstract class FindWalkLoop {
         else if (this.matcher.test(e.name) && !this.take(dir.rel === "" ? e.name : `${dir.rel}/${e.name}`)) return this.stop();
       }
       this.close();
-      this.pushSubdirs(subdirs);
+      this.pushInWalkOrder(subdirs);
     }
   }
 
-  /** A finished directory's sub-directories, to be walked next, the first on top. */
-  protected abstract pushSubdirs(subdirs: FindDir[]): void;
+  /** Directories to walk next, in walk order: the first ends on top. */
+  protected pushInWalkOrder(dirs: readonly FindDir[]): void {
+    for (let i = dirs.length - 1; i >= 0; i--) this.stack.push(dirs[i] as FindDir);
+  }
 
   protected stop(): true {
     this.truncated = true;
     this.done = true;
     return true;
-  }
-
-  /** The walk ends here without being truncated (the main thread's stitch decided it). */
-  protected end(): void {
-    this.done = true;
   }
 
   close(): void {

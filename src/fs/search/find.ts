@@ -10,7 +10,7 @@ import type { WalkIgnore } from "../ignore/index.ts";
 import { WalkClock } from "../walk.ts";
 import { compileExclude, walkIgnoreFor, type WalkFilterArgs } from "../walk-filter.ts";
 import { FindWalkLoop, type FindDir } from "./find-walk.ts";
-import { FindUnits, isUnit, replay, type WalkItem } from "./find-units.ts";
+import { FindUnits, isUnit, replay, type Unit } from "./find-units.ts";
 
 export interface FindOutput {
   matches: { path: string }[];
@@ -52,9 +52,8 @@ export async function findFiles(ws: Workspace, t: Target, pattern: string, limit
 }
 
 /** The call's own walk: its answer, its stack, and the worker's units in their places on it. */
-class CallWalk extends FindWalkLoop {
+class CallWalk extends FindWalkLoop<Unit> {
   readonly matches: { path: string }[] = [];
-  private readonly stack: WalkItem[];
 
   constructor(
     ws: Workspace,
@@ -67,8 +66,7 @@ class CallWalk extends FindWalkLoop {
     root: FindDir,
     private readonly units: FindUnits | null,
   ) {
-    super({ native: ws.native, rootFd: ws.rootFd(t), policy: t.wd.policy, maxWalk: ws.registry.limits.max_walk_entries, alias: t.alias, rel: t.rel }, matcher, clock, ignore, exclude, true);
-    this.stack = [root];
+    super({ native: ws.native, rootFd: ws.rootFd(t), policy: t.wd.policy, maxWalk: ws.registry.limits.max_walk_entries, alias: t.alias, rel: t.rel }, matcher, clock, ignore, exclude, root, true);
   }
 
   protected nextDir(): FindDir | null | Promise<void> {
@@ -94,15 +92,8 @@ class CallWalk extends FindWalkLoop {
         this.stop();
         return null;
       }
-      if (!top.expanded) {
-        const rest = units.rest(log);
-        for (let i = rest.length - 1; i >= 0; i--) this.stack.push(rest[i] as FindDir);
-      }
+      if (!top.expanded) this.pushInWalkOrder(units.rest(log));
     }
-  }
-
-  protected pushSubdirs(subdirs: FindDir[]): void {
-    for (let i = subdirs.length - 1; i >= 0; i--) this.stack.push(subdirs[i] as FindDir);
   }
 
   protected take(path: string): boolean {
