@@ -52,7 +52,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { machineLine } from "./lib/machine.ts";
-import { runChild } from "./lib/child.ts";
+import { runChild, stopChildren } from "./lib/child.ts";
 import { parseResult } from "./lib/result.ts";
 import { jobs, num, selected, type Outcome, type Row } from "./lib/target-rows.ts";
 import { mib, printTable } from "./lib/target-table.ts";
@@ -157,10 +157,15 @@ async function main(): Promise<void> {
     fs.rmSync(work, { recursive: true, force: true });
     console.log(`\ntrees removed in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   };
-  process.on("SIGINT", () => {
-    cleanup();
-    process.exit(130);
-  });
+  // Stopped by hand or by a time limit: the row's bench and everything it started go too (a serve,
+  // a Bridge, an agent left running would skew every later run), then the trees.
+  for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    process.on(sig, () => {
+      stopChildren();
+      cleanup();
+      process.exit(code);
+    });
+  }
   const header = [
     machineLine(),
     `load at start: ${loadLine()}`,
