@@ -22,6 +22,9 @@
 //   directory, sends initialize, session/new and session/prompt, ends the agent's stdin and awaits
 //   its exit. done: it holds the answer and the agent has exited.
 //
+// Where the time goes: each task is also cut into four phases that both sides have (./phases.ts),
+// from the Bridge's own records of it (its state database, read after the task) and the bench's
+// clock, and the p50 of each phase is printed for every path with what the candidate adds to it.
 // Interleaved: every iteration runs each path once, in an order that rotates, so load drift hits
 // all alike. Prints p50/p90 of each, the p50 differences (the target's figure) and the median of
 // the per-iteration differences, the CPU time the Bridge and serve spent per task (all threads,
@@ -48,6 +51,7 @@ import { fmtMs, machineLine, percentile } from "../lib/machine.ts";
 import { openLineMcp, type LineMcp } from "../lib/mcp-lines.ts";
 import { rssSplitMb } from "../bridge/common.ts";
 import { processCpuMs, vmHwmKiB } from "../lib/serve-session.ts";
+import { phaseTable, TaskRecords, wallNow, type Phases } from "./phases.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
 const FIXTURE = path.join(ROOT, "test/fixtures/acp/scripted-agent.ts");
@@ -68,9 +72,16 @@ const HISTORY = Number(process.env.HISTORY ?? 0);
 /** The agent, started the same way by the baseline and by the Bridge (the profile's command + args). */
 const AGENT = [process.execPath, FIXTURE];
 
-async function bareClient(cwd: string): Promise<number> {
+/** One task's time, and its four phases (./phases.ts) where they could be read. */
+interface Timed {
+  ms: number;
+  phases: Phases | null;
+}
+
+async function bareClient(cwd: string): Promise<Timed> {
   const t0 = performance.now();
   const proc = Bun.spawn(AGENT, { cwd, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const spawned = performance.now();
   const output = new WritableStream<Uint8Array>({
     async write(chunk) {
       proc.stdin.write(chunk);
@@ -89,11 +100,13 @@ async function bareClient(cwd: string): Promise<number> {
     clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
   });
   const { sessionId } = await conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  const prompted = performance.now();
   await conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: PROMPT }] });
   proc.stdin.end();
   await proc.exited;
+  const done = performance.now();
   if (text !== ANSWER) throw new Error("baseline got the wrong answer");
-  return performance.now() - t0;
+  return { ms: done - t0, phases: [spawned - t0, prompted - spawned, done - prompted, 0] };
 }
 
 /** One compiled serverfs: its Bridge, a serve with an MCP client, and a Bridge RPC client. */
@@ -103,6 +116,8 @@ interface Deployment {
   workdir: string;
   bridge: ReturnType<typeof Bun.spawn>;
   rpc: BridgeClient;
+  /** The Bridge's own records of each task, read after the task. */
+  records: TaskRecords;
   serve: LineMcp;
   stop(): Promise<void>;
 }
@@ -146,14 +161,17 @@ async function deploy(label: string, binary: string): Promise<Deployment> {
   const rpc = new BridgeClient({ path: deploymentPaths({ server: { state_dir: stateDir } }).socketPath }, 60_000);
   await untilBridgeAnswers(rpc);
   const serve = await openLineMcp(binary, toml, root);
+  const records = new TaskRecords(deploymentPaths({ server: { state_dir: stateDir } }).dbPath);
   return {
     label,
     binary,
     workdir,
     bridge,
     rpc,
+    records,
     serve,
     async stop() {
+      records.close();
       await serve.close().catch(() => {});
       bridge.kill("SIGTERM");
       await bridge.exited;
@@ -173,7 +191,8 @@ function checkDone(view: Record<string, unknown>, label: string): void {
   }
 }
 
-async function throughMcp(d: Deployment): Promise<number> {
+async function throughMcp(d: Deployment): Promise<Timed> {
+  const submittedAt = wallNow();
   const t0 = performance.now();
   const submitted = structured(await d.serve.call("submit_agent_task", { runtime: RUNTIME, workdir: "repo", prompt: PROMPT, profile: "workspace-write" }), "submit_agent_task");
   let view = submitted;
@@ -181,18 +200,21 @@ async function throughMcp(d: Deployment): Promise<number> {
     view = structured(await d.serve.call("get_agent_task", { task_id: submitted.task_id, wait_seconds: 30 }), "get_agent_task");
   }
   const ms = performance.now() - t0;
+  const doneAt = wallNow();
   checkDone(view, `${d.label} MCP`);
-  return ms;
+  return { ms, phases: d.records.phases(String(submitted.task_id), submittedAt, doneAt) };
 }
 
-async function throughRpc(d: Deployment): Promise<number> {
+async function throughRpc(d: Deployment): Promise<Timed> {
+  const submittedAt = wallNow();
   const t0 = performance.now();
   const { task_id } = await d.rpc.call("task.submit", { runtime: RUNTIME, workdir: "repo", path: "", profile: "workspace-write", prompt: PROMPT });
   let view = await d.rpc.call("task.get", { task_id, wait_seconds: 0 });
   while (!TERMINAL.has(String(view.status))) view = await d.rpc.call("task.get", { task_id, wait_seconds: 30 });
   const ms = performance.now() - t0;
+  const doneAt = wallNow();
   checkDone(view as Record<string, unknown>, `${d.label} RPC`);
-  return ms;
+  return { ms, phases: d.records.phases(task_id, submittedAt, doneAt) };
 }
 
 function loadAverage(): string {
@@ -230,7 +252,7 @@ async function main(): Promise<void> {
     deployments.push(await deploy("candidate", CANDIDATE));
     if (BEFORE) deployments.push(await deploy("before", BEFORE));
     const cwd = deployments[0]!.workdir;
-    type Path = { name: string; run: () => Promise<number> };
+    type Path = { name: string; run: () => Promise<Timed> };
     const paths: Path[] = [{ name: "baseline", run: () => bareClient(cwd) }];
     for (const d of deployments) {
       paths.push({ name: `${d.label} MCP`, run: () => throughMcp(d) });
@@ -246,14 +268,21 @@ async function main(): Promise<void> {
       await d.rpc.call("bridge.status", {});
       floors.rpc.push(performance.now() - t0);
     };
-    for (const p of paths) samples.set(p.name, []);
+    const phases = new Map<string, Phases[]>();
+    for (const p of paths) {
+      samples.set(p.name, []);
+      phases.set(p.name, []);
+    }
     const cpuAtStart = new Map<Deployment, { bridge: number; serve: number }>();
     for (let i = 0; i < WARMUP + ITERATIONS; i++) {
       if (i === WARMUP) for (const d of deployments) cpuAtStart.set(d, { bridge: processCpuMs(d.bridge.pid), serve: processCpuMs(d.serve.pid) });
       for (let k = 0; k < paths.length; k++) {
         const p = paths[(i + k) % paths.length]!;
-        const ms = await p.run();
-        if (i >= WARMUP) samples.get(p.name)!.push(ms);
+        const t = await p.run();
+        if (i >= WARMUP) {
+          samples.get(p.name)!.push(t.ms);
+          if (t.phases !== null) phases.get(p.name)!.push(t.phases);
+        }
       }
       if (i >= WARMUP) await floor(deployments[0]!);
     }
@@ -304,6 +333,9 @@ async function main(): Promise<void> {
           `CPU per task: Bridge ${fmtMs(cpu.bridge)}, serve ${fmtMs(cpu.serve)}`,
       );
     }
+    const missing = [...phases].filter(([, list]) => list.length < ITERATIONS).map(([name, list]) => `${name} ${ITERATIONS - list.length}`);
+    for (const line of phaseTable(phases, "baseline")) console.log(line);
+    if (missing.length > 0) console.log(`  (tasks whose records could not be read, left out of the phases: ${missing.join(", ")})`);
     // for bench/targets.ts (rows 9a/9b): the candidate (the first deployment), its contract at the top of that file
     const candidate = deployments[0];
     if (candidate !== undefined) {
