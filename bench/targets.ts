@@ -26,6 +26,9 @@
 //   4, 5  bench/fs/search-regex.ts REGEX_PATTERN  character classes, and a heavy regex, warm / rg -e
 //   6     bench/fs/ignore.ts IGNORE_PHASES=first a repository whose 60,000-file node_modules is
 //                                                ignored, first call of a fresh serve / rg
+//   1s, 6s  rows 1 and 6 again, the first call sent only once the fresh serve's full server is up
+//         (it answered a ping, then 500 ms): no target of their own, they show how much of rows 1
+//         and 6 is the wait for the server's load
 //   7     bench/fs/find.ts                       find_files over 200,000 entries / find -name
 //   8     bench/startup/serve-cold.ts if present, else bench/fs/startup.ts: cold start to
 //         initialize + tools/list / a compiled Bun hello-world answering with serve's bytes;

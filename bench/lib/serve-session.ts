@@ -12,6 +12,22 @@ export interface ServeSession {
   close: () => Promise<void>;
 }
 
+/**
+ * How long a settled first call waits after the full server answered a ping: what the load
+ * queued for the engine's compiler threads is done by then, so the call pays only for itself.
+ */
+export const SETTLE_MS = 500;
+
+/**
+ * Wait until `s` is a settled fresh serve: its full server is loaded (it answered a ping, which
+ * the opening hands over to it) and SETTLE_MS passed. A first call after this shows what the
+ * call costs in a fresh process without the load it would otherwise wait for.
+ */
+export async function settle(s: ServeSession): Promise<void> {
+  await s.client.ping();
+  await Bun.sleep(SETTLE_MS);
+}
+
 /** Peak resident set of a live process, from /proc/<pid>/status, in KiB. */
 export function vmHwmKiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
