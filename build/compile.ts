@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { STARTUP_JIT_POLICY } from "../platform/jit-policy.ts";
 
 export const TARGETS = {
   "linux-x64": { bunTarget: "bun-linux-x64", exe: "serverfs-linux-x64" },
@@ -41,6 +42,8 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
     "--splitting",
     "--minify",
     "--bytecode",
+    // start-up code stays out of the optimizing JIT until each long-lived thread says it is over
+    `--compile-jit-policy=${STARTUP_JIT_POLICY}`,
     "--format=esm",
     "--sourcemap",
     "--no-compile-autoload-dotenv",

@@ -11,6 +11,7 @@ import { ringWriter, type BirthRing } from "./birth-ring.ts";
 import { decodeKEvent, encodeKEvent, EV_ERROR, EVFILT_PROC, EVFILT_USER, KEVENT_SIZE, NOTE_EXEC, NOTE_FORK, watchProcess } from "./kevent.ts";
 import { darwinErrno, libSystem } from "./libsystem.ts";
 import { UNIQ_IDENTIFIER_INFO_SIZE, uniqueIdsOf } from "./unique-ids.ts";
+import { normalJitPolicy } from "../jit-policy.ts";
 
 const { kq, ring } = workerData as { kq: number; ring: BirthRing };
 const write = ringWriter(ring);
@@ -59,6 +60,8 @@ function recordDescendants(root: number): void {
 }
 
 const EINTR = 4;
+// The loop below runs for the Bridge's life: optimized as usual (../jit-policy.ts).
+normalJitPolicy();
 
 for (;;) {
   const got = sys.kevent(kq, null, 0, ptr(events), BATCH, null);

@@ -32,6 +32,7 @@ import {
   STATUS_PIPE_CONNECTED,
   type FromPipeIo,
 } from "./pipe-win32.ts";
+import { normalJitPolicy } from "../jit-policy.ts";
 
 declare const self: Worker;
 
@@ -44,6 +45,8 @@ interface Stream {
   closing: boolean;
 }
 
+// This thread runs for the Bridge's life: optimized as usual (../jit-policy.ts).
+normalJitPolicy();
 const k = pipeWin32();
 const port = k.CreateIoCompletionPort(INVALID_HANDLE, 0n, 0n, 1);
 const streams = new Map<number, Stream>();

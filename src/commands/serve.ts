@@ -10,6 +10,7 @@
 // below are what the opening needs, the rest is imported in `startServer`.
 import os from "node:os";
 import { osReleaseProblem } from "../../platform/darwin/version.ts";
+import { normalJitPolicy } from "../../platform/jit-policy.ts";
 import { PLATFORM_NAME } from "../../platform/os.ts";
 import { folderWorkdirSpecs } from "../config/folder-workdirs.ts";
 import { loadRegistry, registryFromWorkdirArgs } from "../config/load.ts";
@@ -110,6 +111,9 @@ async function startServer(registry: Registry, logger: Logger): Promise<StartedS
       return serveOverStdio(mcp, logger, session, {
         deferred: () => warnUnusableRoots(logger, registry, files),
         afterFirstAnswer: () => void sweepTemps(logger, files),
+        // Start-up ran at the executable's start-up JIT policy (platform/jit-policy.ts); what the
+        // server runs from here on, again and again, is optimized as usual.
+        afterOpening: normalJitPolicy,
       });
     },
   };

@@ -52,6 +52,12 @@ export interface GatedTransportOptions {
   onClosed?: () => void;
   /** Told once, after the first answer (initialize's, or server/discover's) has been written. */
   onFirstAnswer?: () => void;
+  /**
+   * Told once, when the server is past the host's opening: its answer to the last request in
+   * `answered` was dropped, or it sent an answer of its own, whichever comes first (so also on a
+   * connection whose opening the server answered itself).
+   */
+  onOpeningDone?: () => void;
   /** Told after each answer has been written (or its write failed), with the request's id. */
   onAnswerWritten?: (id: string | number) => void;
   /**
@@ -81,6 +87,7 @@ export class GatedStdioTransport implements Transport {
   private started = false;
   private closed = false;
   private answered = false;
+  private openingDone = false;
   /** The last answer's write: answers go out one at a time, so their pieces never interleave. */
   private tail: Promise<void> = Promise.resolve();
   private readonly era = new EraLock();
@@ -256,21 +263,22 @@ export class GatedStdioTransport implements Transport {
     const answered = ("result" in message || "error" in message) && "id" in message ? message.id : undefined;
     if (answered !== undefined && answered !== null) this.markAnswered(answered);
     const pieces = framePieces(message);
-    const sent =
-      answered !== undefined && answered !== null && this.alreadyAnswered.has(answered)
-        ? this.dropAnswered(answered, pieces)
-        : (this.tail = this.tail.then(async () => {
-            let written = 0;
-            try {
-              for (const piece of pieces) {
-                written += piece.length;
-                if (!this.stdout.write(piece)) await once(this.stdout, "drain");
-              }
-            } finally {
-              if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
-              if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
+    const replayed = answered !== undefined && answered !== null && this.alreadyAnswered.has(answered);
+    if (answered !== undefined && answered !== null && !replayed) this.markOpeningDone();
+    const sent = replayed
+      ? this.dropAnswered(answered as string | number, pieces)
+      : (this.tail = this.tail.then(async () => {
+          let written = 0;
+          try {
+            for (const piece of pieces) {
+              written += piece.length;
+              if (!this.stdout.write(piece)) await once(this.stdout, "drain");
             }
-          }));
+          } finally {
+            if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
+            if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
+          }
+        }));
     // The chain goes on after a failed write: later answers still queue.
     this.tail = this.tail.catch(() => {});
     if (!this.answered && answered !== undefined) {
@@ -287,7 +295,14 @@ export class GatedStdioTransport implements Transport {
     this.alreadyAnswered.delete(id);
     if ([...pieces].join("") !== written) this.options.onAnsweredMismatch?.();
     this.options.onAnswerWritten?.(id);
+    if (this.alreadyAnswered.size === 0) this.markOpeningDone();
     return Promise.resolve();
+  }
+
+  private markOpeningDone(): void {
+    if (this.openingDone) return;
+    this.openingDone = true;
+    this.options.onOpeningDone?.();
   }
 
   private markAnswered(id: string | number): void {

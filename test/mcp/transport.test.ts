@@ -4,7 +4,9 @@
 // dropped when it is a notification, and the next frame is served; a frame at the bound is parsed
 // as usual; a batch, a line that is not JSON and a non-object each
 // get one answer with id null; the era lock refuses the other era's messages; and every request
-// handed on is tracked until it is answered, so shutdown can answer the rest.
+// handed on is tracked until it is answered, so shutdown can answer the rest. The server is told
+// once when it is past the host's opening (the last answer the opening wrote dropped, or an answer
+// of its own sent), which is when serve lets its engine optimize again.
 import { describe, expect, test } from "bun:test";
 import {
   CallToolRequestSchema,
@@ -17,7 +19,7 @@ import { PassThrough } from "node:stream";
 import type { z } from "zod";
 import { FRAME_BOUNDS } from "../../src/mcp/frame-scan.ts";
 import { SHUTDOWN_ERROR } from "../../src/mcp/stdio.ts";
-import { GatedStdioTransport } from "../../src/mcp/transport.ts";
+import { GatedStdioTransport, type GatedTransportOptions } from "../../src/mcp/transport.ts";
 import type { Inbound } from "../../src/mcp/wire.ts";
 
 const REQUESTS = new Map<string, z.ZodType>(
@@ -40,13 +42,13 @@ interface Rig {
   answers: () => Array<{ jsonrpc: string; id: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
 }
 
-async function rig(): Promise<Rig> {
+async function rig(extra: Partial<GatedTransportOptions> = {}): Promise<Rig> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   let written = "";
   stdout.on("data", (c: Buffer) => (written += c.toString("utf8")));
   const refused: Rig["refused"] = [];
-  const t = new GatedStdioTransport(stdin, stdout, { maxFrameBytes: 32 << 20, requests: REQUESTS, onRefused: (v) => refused.push(v) });
+  const t = new GatedStdioTransport(stdin, stdout, { maxFrameBytes: 32 << 20, requests: REQUESTS, onRefused: (v) => refused.push(v), ...extra });
   const delivered: unknown[] = [];
   t.onmessage = (m) => delivered.push(m);
   await t.start();
@@ -213,5 +215,52 @@ describe("requests handed on are tracked until answered", () => {
       { jsonrpc: "2.0", id: "init", result: {} },
       { jsonrpc: "2.0", id: 7, error: SHUTDOWN_ERROR },
     ]);
+  });
+});
+
+describe("the end of the host's opening", () => {
+  const LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+  const answerText = (id: unknown, result: unknown) => `${JSON.stringify({ result, jsonrpc: "2.0", id })}\n`;
+
+  test("with answers the opening wrote: told once, when the server's answer to the last of them is dropped", async () => {
+    const events: string[] = [];
+    const answered = new Map<string | number, string>([
+      ["init", answerText("init", { ok: 1 })],
+      [2, answerText(2, { tools: [] })],
+    ]);
+    const r = await rig({ answered, onOpeningDone: () => events.push("opening done") });
+    await r.feed(line(INIT) + line({ jsonrpc: "2.0", method: "notifications/initialized" }) + line(LIST) + line({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    await r.t.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } } as never);
+    await r.t.send({ result: { ok: 1 }, jsonrpc: "2.0", id: "init" } as never);
+    expect(events).toEqual([]);
+    await r.t.send({ result: { tools: [] }, jsonrpc: "2.0", id: 2 } as never);
+    expect(events).toEqual(["opening done"]);
+    await r.t.send({ jsonrpc: "2.0", id: 3, result: {} } as never);
+    await r.t.flushed();
+    expect(events).toEqual(["opening done"]);
+    // the replayed answers were dropped; only the notification and the ping's answer were written
+    expect(r.answers().map((a) => a.id)).toEqual([undefined, 3]);
+  });
+
+  test("an answer of the server's own before the replay is over ends the opening there, once", async () => {
+    const events: string[] = [];
+    const r = await rig({ answered: new Map([["init", answerText("init", { ok: 1 })]]), onOpeningDone: () => events.push("opening done") });
+    await r.feed(line(INIT) + line({ jsonrpc: "2.0", id: 9, method: "ping" }));
+    await r.t.send({ jsonrpc: "2.0", id: 9, result: {} } as never);
+    expect(events).toEqual(["opening done"]);
+    await r.t.send({ result: { ok: 1 }, jsonrpc: "2.0", id: "init" } as never);
+    await r.t.flushed();
+    expect(events).toEqual(["opening done"]);
+  });
+
+  test("with no answers from the opening: told at the server's first answer, not at a notification", async () => {
+    const events: string[] = [];
+    const r = await rig({ onOpeningDone: () => events.push("opening done") });
+    await r.feed(line(INIT));
+    await r.t.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } } as never);
+    expect(events).toEqual([]);
+    await r.t.send({ jsonrpc: "2.0", id: "init", error: { code: -32602, message: "no" } } as never);
+    await r.t.flushed();
+    expect(events).toEqual(["opening done"]);
   });
 });

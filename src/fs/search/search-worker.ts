@@ -19,6 +19,7 @@ import { DONE_BASE, fromWire, READY, type FromFindUnit, type FromWorker, type To
 import { keepScanBelowFtl } from "./scan-tiers.ts";
 import { keepWalkBelowFtl } from "./walk-tiers.ts";
 import { forgetFindCall, walkUnit } from "./find-unit.ts";
+import { normalJitPolicy } from "../../../platform/jit-policy.ts";
 
 declare const self: Worker;
 
@@ -31,6 +32,8 @@ const opener = found;
 // before the first batch or unit: see scan-tiers.ts
 keepScanBelowFtl();
 keepWalkBelowFtl();
+// This thread's boot is over: its scans and walks are optimized as usual (platform/jit-policy.ts).
+normalJitPolicy();
 
 let flags: Int32Array | null = null;
 let findPort: MessagePort | null = null;

@@ -1,0 +1,24 @@
+// The JIT policy the compiled executable starts with, and the switch back to the normal one.
+//
+// Why: start-up is code that runs once (module bodies, the MCP SDK building its few hundred
+// schemas, the first pass over the host's opening), yet much of it runs often enough for
+// JavaScriptCore to optimize it with DFG, on compiler threads that then compete for a 2-core
+// machine with the start-up itself and with the search thread's boot. Measured on the compiled
+// serve (2-core VM): 65 DFG compiles, about 58 ms of compiler time, before the first tool call was
+// answered. build/compile.ts bakes STARTUP_JIT_POLICY in (`--compile-jit-policy`), which scales
+// every tier-up threshold, so that code stays in the interpreter and the baseline JIT. A thread
+// that lives on calls normalJitPolicy() once its start-up is over: the code it runs from then on,
+// again and again (the search loops, the Bridge's task path), is optimized as usual.
+//
+// The policy belongs to each thread's engine: every long-lived thread (serve's main thread, the
+// search thread, the Bridge, the Windows pipe thread, the macOS fork watcher) calls this itself.
+// Short commands (render-config, doctor, tasks, ...) never call it: they are start-up only.
+
+/** The tier-up threshold scale the compiled executable starts with (1 is the engine's normal). */
+export const STARTUP_JIT_POLICY = 16;
+
+/** Back to the engine's normal tier-up thresholds on this thread, for good. A no-op from source. */
+export function normalJitPolicy(): void {
+  const setJITPolicy = (Bun as { unsafe?: { setJITPolicy?: (scale: number) => void } }).unsafe?.setJITPolicy;
+  if (typeof setJITPolicy === "function") setJITPolicy(1);
+}
