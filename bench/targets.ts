@@ -10,9 +10,9 @@
 //   --trees DIR generate the trees in DIR, or reuse those a previous run finished there (kept)
 //   --only LIST only the rows listed (1-9, 9a quiet, 9b busy, and `rss` for the Bridge's RSS bench)
 // --quick took 7-8 minutes on the 2-core machine at a load average of 9; a full run (each
-// benchmark's own default runs) should take about 12-20 minutes, more if the scripts of rows 8
-// and 9 run more iterations. Making and removing the trees (about 300 MB and 280,000 files in a
-// temp dir) takes 1-3 minutes of either, depending on the disk's load.
+// benchmark's own default runs) took 3-4 minutes on the quiet 2-core AMD EPYC VM (2026-12-07) and
+// up to 20 on a loaded one. Making and removing the trees (about 300 MB and 280,000 files in a
+// temp dir) takes 1-3 minutes more, depending on the disk's load.
 // Exit status: 0 when every row was measured (met or MISSED), 1 when a row has no figure (its
 // benchmark failed or printed no RESULT line), 2 when the compiled binary, rg or find is missing.
 //
