@@ -111,9 +111,10 @@ async function startServer(registry: Registry, logger: Logger): Promise<StartedS
       return serveOverStdio(mcp, logger, session, {
         deferred: () => warnUnusableRoots(logger, registry, files),
         afterFirstAnswer: () => void sweepTemps(logger, files),
-        // Start-up ran at the executable's start-up JIT policy (platform/jit-policy.ts); what the
-        // server runs from here on, again and again, is optimized as usual.
-        afterOpening: normalJitPolicy,
+        // Start-up, the opening's replay and the first request the host sent after it ran at the
+        // executable's start-up JIT policy (platform/jit-policy.ts): much of that request is a
+        // first use too. What the server runs from then on, again and again, is optimized as usual.
+        afterFirstOwnAnswer: normalJitPolicy,
       });
     },
   };

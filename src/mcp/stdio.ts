@@ -82,8 +82,8 @@ export interface ServeOptions {
    * own, right after the first answer is written, so it never delays that answer.
    */
   afterFirstAnswer?: () => void;
-  /** Called once the server is past the host's opening (GatedTransportOptions.onOpeningDone). */
-  afterOpening?: () => void;
+  /** Called once, when the server sends its first answer of its own (GatedTransportOptions.onFirstOwnAnswer). */
+  afterFirstOwnAnswer?: () => void;
 }
 
 /** Serve until shutdown; never resolves (the process exits from the shutdown path). */
@@ -99,7 +99,7 @@ export async function serveOverStdio(mcp: ServerfsMcp, logger: Logger, session: 
     // An oversized frame closes the transport (as the SDK's own does); without a reader we must not linger.
     onClosed: () => void shutdown("transport_closed"),
     ...(options.afterFirstAnswer ? { onFirstAnswer: () => void setImmediate(options.afterFirstAnswer!) } : {}),
-    ...(options.afterOpening ? { onOpeningDone: options.afterOpening } : {}),
+    ...(options.afterFirstOwnAnswer ? { onFirstOwnAnswer: options.afterFirstOwnAnswer } : {}),
     maxFrameBytes: maxFrameBytes(mcp.registry),
     requests: mcp.requests,
     ...(session.answered ? { answered: session.answered, onAnsweredMismatch: () => logger.error("opening_answer_mismatch", {}) } : {}),

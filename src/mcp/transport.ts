@@ -53,11 +53,11 @@ export interface GatedTransportOptions {
   /** Told once, after the first answer (initialize's, or server/discover's) has been written. */
   onFirstAnswer?: () => void;
   /**
-   * Told once, when the server is past the host's opening: its answer to the last request in
-   * `answered` was dropped, or it sent an answer of its own, whichever comes first (so also on a
-   * connection whose opening the server answered itself).
+   * Told once, when the server sends its first answer of its own, to a request that `answered`
+   * does not hold (its answers to the opening's requests are dropped, not counted): on a
+   * connection whose opening the server answered itself, its answer to initialize.
    */
-  onOpeningDone?: () => void;
+  onFirstOwnAnswer?: () => void;
   /** Told after each answer has been written (or its write failed), with the request's id. */
   onAnswerWritten?: (id: string | number) => void;
   /**
@@ -87,7 +87,7 @@ export class GatedStdioTransport implements Transport {
   private started = false;
   private closed = false;
   private answered = false;
-  private openingDone = false;
+  private ownAnswered = false;
   /** The last answer's write: answers go out one at a time, so their pieces never interleave. */
   private tail: Promise<void> = Promise.resolve();
   private readonly era = new EraLock();
@@ -264,7 +264,10 @@ export class GatedStdioTransport implements Transport {
     if (answered !== undefined && answered !== null) this.markAnswered(answered);
     const pieces = framePieces(message);
     const replayed = answered !== undefined && answered !== null && this.alreadyAnswered.has(answered);
-    if (answered !== undefined && answered !== null && !replayed) this.markOpeningDone();
+    if (answered !== undefined && answered !== null && !replayed && !this.ownAnswered) {
+      this.ownAnswered = true;
+      this.options.onFirstOwnAnswer?.();
+    }
     const sent = replayed
       ? this.dropAnswered(answered as string | number, pieces)
       : (this.tail = this.tail.then(async () => {
@@ -295,14 +298,7 @@ export class GatedStdioTransport implements Transport {
     this.alreadyAnswered.delete(id);
     if ([...pieces].join("") !== written) this.options.onAnsweredMismatch?.();
     this.options.onAnswerWritten?.(id);
-    if (this.alreadyAnswered.size === 0) this.markOpeningDone();
     return Promise.resolve();
-  }
-
-  private markOpeningDone(): void {
-    if (this.openingDone) return;
-    this.openingDone = true;
-    this.options.onOpeningDone?.();
   }
 
   private markAnswered(id: string | number): void {

@@ -5,8 +5,8 @@
 // as usual; a batch, a line that is not JSON and a non-object each
 // get one answer with id null; the era lock refuses the other era's messages; and every request
 // handed on is tracked until it is answered, so shutdown can answer the rest. The server is told
-// once when it is past the host's opening (the last answer the opening wrote dropped, or an answer
-// of its own sent), which is when serve lets its engine optimize again.
+// once when it sends its first answer of its own (not a dropped answer to a request the opening
+// answered), which is when serve lets its engine optimize again.
 import { describe, expect, test } from "bun:test";
 import {
   CallToolRequestSchema,
@@ -218,49 +218,50 @@ describe("requests handed on are tracked until answered", () => {
   });
 });
 
-describe("the end of the host's opening", () => {
+describe("the server's first answer of its own", () => {
   const LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
   const answerText = (id: unknown, result: unknown) => `${JSON.stringify({ result, jsonrpc: "2.0", id })}\n`;
 
-  test("with answers the opening wrote: told once, when the server's answer to the last of them is dropped", async () => {
+  test("the answers to the opening's requests are dropped and not counted: told once, at the next request's answer", async () => {
     const events: string[] = [];
     const answered = new Map<string | number, string>([
       ["init", answerText("init", { ok: 1 })],
       [2, answerText(2, { tools: [] })],
     ]);
-    const r = await rig({ answered, onOpeningDone: () => events.push("opening done") });
-    await r.feed(line(INIT) + line({ jsonrpc: "2.0", method: "notifications/initialized" }) + line(LIST) + line({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    const r = await rig({ answered, onFirstOwnAnswer: () => events.push("first own answer") });
+    await r.feed(line(INIT) + line({ jsonrpc: "2.0", method: "notifications/initialized" }) + line(LIST) + line({ jsonrpc: "2.0", id: 3, method: "ping" }) + line({ jsonrpc: "2.0", id: 4, method: "ping" }));
     await r.t.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } } as never);
     await r.t.send({ result: { ok: 1 }, jsonrpc: "2.0", id: "init" } as never);
-    expect(events).toEqual([]);
     await r.t.send({ result: { tools: [] }, jsonrpc: "2.0", id: 2 } as never);
-    expect(events).toEqual(["opening done"]);
+    expect(events).toEqual([]);
     await r.t.send({ jsonrpc: "2.0", id: 3, result: {} } as never);
+    expect(events).toEqual(["first own answer"]);
+    await r.t.send({ jsonrpc: "2.0", id: 4, result: {} } as never);
     await r.t.flushed();
-    expect(events).toEqual(["opening done"]);
-    // the replayed answers were dropped; only the notification and the ping's answer were written
-    expect(r.answers().map((a) => a.id)).toEqual([undefined, 3]);
+    expect(events).toEqual(["first own answer"]);
+    // the replayed answers were dropped; only the notification and the pings' answers were written
+    expect(r.answers().map((a) => a.id)).toEqual([undefined, 3, 4]);
   });
 
-  test("an answer of the server's own before the replay is over ends the opening there, once", async () => {
+  test("an answer of the server's own before the replay is over is the one told, once", async () => {
     const events: string[] = [];
-    const r = await rig({ answered: new Map([["init", answerText("init", { ok: 1 })]]), onOpeningDone: () => events.push("opening done") });
+    const r = await rig({ answered: new Map([["init", answerText("init", { ok: 1 })]]), onFirstOwnAnswer: () => events.push("first own answer") });
     await r.feed(line(INIT) + line({ jsonrpc: "2.0", id: 9, method: "ping" }));
     await r.t.send({ jsonrpc: "2.0", id: 9, result: {} } as never);
-    expect(events).toEqual(["opening done"]);
+    expect(events).toEqual(["first own answer"]);
     await r.t.send({ result: { ok: 1 }, jsonrpc: "2.0", id: "init" } as never);
     await r.t.flushed();
-    expect(events).toEqual(["opening done"]);
+    expect(events).toEqual(["first own answer"]);
   });
 
-  test("with no answers from the opening: told at the server's first answer, not at a notification", async () => {
+  test("with no answers from the opening: told at the server's first answer (an error too), not at a notification", async () => {
     const events: string[] = [];
-    const r = await rig({ onOpeningDone: () => events.push("opening done") });
+    const r = await rig({ onFirstOwnAnswer: () => events.push("first own answer") });
     await r.feed(line(INIT));
     await r.t.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } } as never);
     expect(events).toEqual([]);
     await r.t.send({ jsonrpc: "2.0", id: "init", error: { code: -32602, message: "no" } } as never);
     await r.t.flushed();
-    expect(events).toEqual(["opening done"]);
+    expect(events).toEqual(["first own answer"]);
   });
 });
