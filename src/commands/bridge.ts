@@ -4,7 +4,6 @@
 import { loadRegistry } from "../config/load.ts";
 import { refuseAgentOverlaps } from "../config/overlap.ts";
 import { becomeSubreaper } from "../../platform/index.ts";
-import { normalJitPolicy } from "../../platform/jit-policy.ts";
 import { startBridge } from "../bridge/daemon.ts";
 import { checkProviderEnvFileAtStart } from "../runtimes/kernel/provider-env.ts";
 import { flag, parseArgs } from "./args.ts";
@@ -44,8 +43,8 @@ export async function main(argv: string[]): Promise<number> {
     fakeTurnLog: registry.agent.enable_fake_runtime ? (process.env.SERVERFS_FAKE_TURN_LOG ?? null) : null,
   });
   log("bridge.started", { pid: process.pid, subreaper, reconciled: bridge.reconciled });
-  // Start-up is over: every task runs the same code again, optimized as usual (platform/jit-policy.ts).
-  normalJitPolicy();
+  // The Bridge stays at the executable's start-up JIT policy (platform/jit-policy.ts): a task runs
+  // each step of its path once, so optimizing that code costs more than it gives back.
   const signal = await stopSignal;
   log("bridge.stopping", { signal });
   await bridge.close();
