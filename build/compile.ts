@@ -42,7 +42,7 @@ export function compileArgs(target: TargetName, outfile: string): string[] {
     "--splitting",
     "--minify",
     "--bytecode",
-    // start-up code stays out of the optimizing JIT until each long-lived thread says it is over
+    // start-up code stays out of the optimizing JIT; the threads that need it switch back (platform/jit-policy.ts)
     `--compile-jit-policy=${STARTUP_JIT_POLICY}`,
     "--format=esm",
     "--sourcemap",

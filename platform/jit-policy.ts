@@ -7,8 +7,8 @@
 // serve (2-core VM): 65 DFG compiles, about 58 ms of compiler time, before the first tool call was
 // answered. build/compile.ts bakes STARTUP_JIT_POLICY in (`--compile-jit-policy`), which scales
 // every tier-up threshold, so that code stays in the interpreter and the baseline JIT. A thread
-// that lives on calls normalJitPolicy() once its start-up is over: the code it runs from then on,
-// again and again (the search loops, the Bridge's task path), is optimized as usual.
+// that runs the same code again and again calls normalJitPolicy() once its start-up is over: what
+// it runs from then on (the search loops, serve's request path) is optimized as usual.
 //
 // The policy belongs to each thread's engine: the threads that run the same code again and again
 // (serve's main thread, the search thread, the Windows pipe thread, the macOS fork watcher) call

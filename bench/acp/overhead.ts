@@ -158,10 +158,11 @@ async function deploy(label: string, binary: string): Promise<Deployment> {
   );
   if (HISTORY > 0) seedHistory(stateDir, HISTORY);
   const bridge = Bun.spawn([binary, "bridge", "--config", toml], { stdout: "ignore", stderr: "ignore" });
-  const rpc = new BridgeClient({ path: deploymentPaths({ server: { state_dir: stateDir } }).socketPath }, 60_000);
+  const statePaths = deploymentPaths({ server: { state_dir: stateDir } });
+  const rpc = new BridgeClient({ path: statePaths.socketPath }, 60_000);
   await untilBridgeAnswers(rpc);
   const serve = await openLineMcp(binary, toml, root);
-  const records = new TaskRecords(deploymentPaths({ server: { state_dir: stateDir } }).dbPath);
+  const records = new TaskRecords(statePaths.dbPath);
   return {
     label,
     binary,

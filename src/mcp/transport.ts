@@ -261,15 +261,17 @@ export class GatedStdioTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     const answered = ("result" in message || "error" in message) && "id" in message ? message.id : undefined;
-    if (answered !== undefined && answered !== null) this.markAnswered(answered);
+    // The request this answers, when it names one (an answer with id null answers no request).
+    const id = answered ?? undefined;
+    if (id !== undefined) this.markAnswered(id);
     const pieces = framePieces(message);
-    const replayed = answered !== undefined && answered !== null && this.alreadyAnswered.has(answered);
-    if (answered !== undefined && answered !== null && !replayed && !this.ownAnswered) {
+    const replayed = id !== undefined && this.alreadyAnswered.has(id);
+    if (id !== undefined && !replayed && !this.ownAnswered) {
       this.ownAnswered = true;
       this.options.onFirstOwnAnswer?.();
     }
     const sent = replayed
-      ? this.dropAnswered(answered as string | number, pieces)
+      ? this.dropAnswered(id, pieces)
       : (this.tail = this.tail.then(async () => {
           let written = 0;
           try {
@@ -279,7 +281,7 @@ export class GatedStdioTransport implements Transport {
             }
           } finally {
             if (written >= BIG_ANSWER_CHARS) Bun.gc(true);
-            if (answered !== undefined && answered !== null) this.options.onAnswerWritten?.(answered);
+            if (id !== undefined) this.options.onAnswerWritten?.(id);
           }
         }));
     // The chain goes on after a failed write: later answers still queue.
